@@ -1,0 +1,252 @@
+//! Shared machinery of the per-language analyzers: the fact sink with its bounds, and the
+//! binding table that resolves local names to what they mean.
+
+use std::collections::{HashMap, HashSet};
+
+use tree_sitter::Node;
+
+use super::facts::{DynamicKind, Fact, FactKind, LineIndex, Span};
+
+/// Most facts one analysis records; hostile input could otherwise make millions.
+pub const MAX_FACTS: usize = 10_000;
+/// Deepest expression the resolver and folder descend into. Deeper nesting is reported as an
+/// analysis limit instead of being followed, so no input can exhaust the stack.
+pub const MAX_EXPR_DEPTH: usize = 100;
+/// At most this many meanings are kept for one name (`f = a.x; f = b.y` gives two).
+pub const MAX_CANDIDATES: usize = 8;
+/// Longest string the folder builds, so `'a' * 10**9`-style folding cannot allocate wildly.
+pub const MAX_FOLDED_LEN: usize = 4096;
+
+/// Collects facts, deduplicated, within [`MAX_FACTS`].
+pub struct Collector<'s> {
+    lines: LineIndex<'s>,
+    facts: Vec<Fact>,
+    seen: HashSet<(usize, usize, String)>,
+    limited: bool,
+}
+
+impl<'s> Collector<'s> {
+    pub fn new(source: &'s str) -> Self {
+        Collector {
+            lines: LineIndex::new(source),
+            facts: Vec::new(),
+            seen: HashSet::new(),
+            limited: false,
+        }
+    }
+
+    pub fn span(&self, node: Node) -> Span {
+        self.lines.span(node.start_byte(), node.end_byte())
+    }
+
+    pub fn push(&mut self, node: Node, kind: FactKind) {
+        let span = self.span(node);
+        self.push_at(span, kind);
+    }
+
+    pub fn push_at(&mut self, span: Span, kind: FactKind) {
+        let key = (span.start_byte, span.end_byte, format!("{kind:?}"));
+        if !self.seen.insert(key) {
+            return;
+        }
+        if self.facts.len() >= MAX_FACTS {
+            if !self.limited {
+                self.limited = true;
+                self.facts.push(Fact {
+                    kind: FactKind::Dynamic {
+                        kind: DynamicKind::AnalysisLimit,
+                        detail: format!("more than {MAX_FACTS} facts; the rest was not recorded"),
+                    },
+                    span,
+                });
+            }
+            return;
+        }
+        self.facts.push(Fact { kind, span });
+    }
+
+    pub fn dynamic(&mut self, node: Node, kind: DynamicKind, detail: impl Into<String>) {
+        self.push(
+            node,
+            FactKind::Dynamic {
+                kind,
+                detail: detail.into(),
+            },
+        );
+    }
+
+    /// Reports that an expression was too deeply nested to follow.
+    pub fn too_deep(&mut self, node: Node) {
+        self.dynamic(
+            node,
+            DynamicKind::AnalysisLimit,
+            format!("expression nested deeper than {MAX_EXPR_DEPTH} levels was not resolved"),
+        );
+    }
+
+    pub fn into_facts(self) -> Vec<Fact> {
+        self.facts
+    }
+}
+
+/// What local names stand for, gathered flow-insensitively: every binding anywhere in the
+/// snippet counts, so reordering statements or hiding a binding in dead code cannot hide a
+/// meaning. A name may stand for several things; all are kept (up to [`MAX_CANDIDATES`]).
+#[derive(Default)]
+pub struct Bindings {
+    aliases: HashMap<String, Vec<String>>,
+    constants: HashMap<String, Vec<String>>,
+}
+
+impl Bindings {
+    /// Records that `name` may stand for `meaning`. Returns true if that is new.
+    pub fn alias(&mut self, name: &str, meaning: String) -> bool {
+        add_candidate(self.aliases.entry(name.to_owned()).or_default(), meaning)
+    }
+
+    /// Records that `name` may hold the constant string `value`. Returns true if that is new.
+    pub fn constant(&mut self, name: &str, value: String) -> bool {
+        add_candidate(self.constants.entry(name.to_owned()).or_default(), value)
+    }
+
+    pub fn meanings(&self, name: &str) -> Option<&[String]> {
+        self.aliases.get(name).map(Vec::as_slice)
+    }
+
+    /// The constant a name holds, when exactly one is known.
+    pub fn constant_value(&self, name: &str) -> Option<&str> {
+        match self.constants.get(name).map(Vec::as_slice) {
+            Some([one]) => Some(one),
+            _ => None,
+        }
+    }
+}
+
+fn add_candidate(list: &mut Vec<String>, value: String) -> bool {
+    if list.len() >= MAX_CANDIDATES || list.contains(&value) {
+        return false;
+    }
+    list.push(value);
+    true
+}
+
+/// Joins a resolved prefix and an attribute name into a qualified name.
+pub fn qualify(prefix: &str, attr: &str) -> String {
+    if prefix.is_empty() {
+        attr.to_owned()
+    } else {
+        format!("{prefix}.{attr}")
+    }
+}
+
+/// True when `name` is `prefix` or lies under it at a dot boundary (`os.path` under `os`).
+pub fn is_under(name: &str, prefix: &str) -> bool {
+    name == prefix
+        || (name.len() > prefix.len()
+            && name.starts_with(prefix)
+            && name.as_bytes()[prefix.len()] == b'.')
+}
+
+/// Keeps at most [`MAX_CANDIDATES`] distinct names.
+pub fn dedup_capped(mut names: Vec<String>) -> Vec<String> {
+    let mut seen = HashSet::new();
+    names.retain(|n| seen.insert(n.clone()));
+    names.truncate(MAX_CANDIDATES);
+    names
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn is_under_respects_dot_boundaries() {
+        assert!(is_under("os.path.join", "os"));
+        assert!(is_under("os", "os"));
+        assert!(!is_under("osmosis", "os"));
+    }
+
+    #[test]
+    fn constants_with_two_values_are_not_folded() {
+        let mut b = Bindings::default();
+        b.constant("m", "os".into());
+        assert_eq!(b.constant_value("m"), Some("os"));
+        b.constant("m", "sys".into());
+        assert_eq!(b.constant_value("m"), None);
+    }
+}
+
+/// Calls `visit` on every node below and including `root`, in source order, without recursion
+/// (hostile nesting cannot exhaust the stack).
+pub fn walk<'t>(root: Node<'t>, mut visit: impl FnMut(Node<'t>)) {
+    let mut cursor = root.walk();
+    loop {
+        visit(cursor.node());
+        if cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return;
+            }
+        }
+    }
+}
+
+/// Each node's parent, found in one walk. tree-sitter's own `Node::parent` searches down from
+/// the root, which makes deeply nested input quadratic.
+pub struct Parents<'t>(HashMap<usize, Node<'t>>);
+
+impl<'t> Parents<'t> {
+    pub fn of_tree(root: Node<'t>) -> Self {
+        let mut parents = HashMap::new();
+        let mut stack: Vec<Node<'t>> = Vec::new();
+        let mut cursor = root.walk();
+        loop {
+            let node = cursor.node();
+            if let Some(parent) = stack.last() {
+                parents.insert(node.id(), *parent);
+            }
+            if cursor.goto_first_child() {
+                stack.push(node);
+                continue;
+            }
+            loop {
+                if cursor.goto_next_sibling() {
+                    break;
+                }
+                if !cursor.goto_parent() {
+                    return Parents(parents);
+                }
+                stack.pop();
+            }
+        }
+    }
+
+    pub fn of(&self, node: Node<'t>) -> Option<Node<'t>> {
+        self.0.get(&node.id()).copied()
+    }
+}
+
+/// The source text of a node.
+pub fn text<'s>(node: Node, source: &'s str) -> &'s str {
+    source.get(node.byte_range()).unwrap_or("")
+}
+
+/// The named children of a node, collected (tree-sitter iterates them through a cursor).
+pub fn named_children<'t>(node: Node<'t>) -> Vec<Node<'t>> {
+    let mut cursor = node.walk();
+    node.named_children(&mut cursor).collect()
+}
+
+/// The argument expressions of a call's argument list, skipping comments.
+pub fn arguments<'t>(args: Option<Node<'t>>) -> Vec<Node<'t>> {
+    args.map(named_children)
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|n| n.kind() != "comment")
+        .collect()
+}

@@ -1,0 +1,1165 @@
+//! JavaScript (Node.js) source to facts.
+//!
+//! The same two passes as the Python analyzer: bindings first (`require`, `import`,
+//! destructuring, assignments, default parameters), then reporting. JavaScript spells one
+//! identifier many ways (`\u0065val`, `ev\u{61}l`) and reaches globals through `globalThis`,
+//! `global`, `window` or `self`; all of these resolve to the same name. Unlike Python, JS does
+//! not NFKC-normalize identifiers, so neither do we.
+
+use std::collections::HashMap;
+
+use tree_sitter::Node;
+
+use super::collect::{
+    Bindings, Collector, MAX_EXPR_DEPTH, MAX_FOLDED_LEN, Parents, arguments, dedup_capped,
+    is_under, named_children, qualify, text, walk,
+};
+use super::facts::{DynamicKind, FactKind};
+use super::python::{combine_ints, parse_int};
+use super::text::{base64_text, decode_js_escapes, hex_text};
+use super::{HUGE_ALLOCATION, NestedCode};
+
+/// Names that stand for the global object.
+const GLOBAL_OBJECTS: &[&str] = &["globalThis", "global", "window", "self"];
+
+/// Functions that load a module named by their first argument.
+const LOADERS: &[&str] = &[
+    "require",
+    "module.require",
+    "module._load",
+    "module.Module._load",
+];
+
+/// Names that run text as code.
+const EVAL_NAMES: &[&str] = &[
+    "eval",
+    "Function",
+    "AsyncFunction",
+    "GeneratorFunction",
+    "vm.runInThisContext",
+    "vm.runInNewContext",
+    "vm.runInContext",
+    "vm.Script",
+    "vm.compileFunction",
+    "vm.SourceTextModule",
+    "vm.createScript",
+];
+
+/// Timers run a string first argument as code.
+const STRING_TIMERS: &[&str] = &["setTimeout", "setInterval", "setImmediate"];
+
+/// Properties that reach engine or loader internals.
+const INTROSPECTION_PROPERTIES: &[&str] = &[
+    "__proto__",
+    "__defineGetter__",
+    "__defineSetter__",
+    "__lookupGetter__",
+    "__lookupSetter__",
+    "callee",
+    "caller",
+    "mainModule",
+    "prepareStackTrace",
+];
+
+const INTROSPECTION_NAMES: &[&str] = &[
+    "module._cache",
+    "require.cache",
+    "module._resolveFilename",
+    "module._extensions",
+    "v8.setFlagsFromString",
+    "process.binding",
+    "process._linkedBinding",
+];
+
+/// Constructors and functions whose first argument is a size to allocate.
+const ALLOCATING: &[&str] = &[
+    "Array",
+    "ArrayBuffer",
+    "SharedArrayBuffer",
+    "Buffer.alloc",
+    "Buffer.allocUnsafe",
+    "Buffer.allocUnsafeSlow",
+    "Uint8Array",
+    "Int8Array",
+    "Uint16Array",
+    "Int16Array",
+    "Uint32Array",
+    "Int32Array",
+    "Float32Array",
+    "Float64Array",
+    "BigInt64Array",
+    "BigUint64Array",
+];
+
+pub(super) fn analyze<'t>(
+    root: Node<'t>,
+    source: &str,
+    out: &mut Collector,
+    nested: &mut Vec<NestedCode>,
+) {
+    let mut js = JavaScript {
+        source,
+        bindings: Bindings::default(),
+        memo: HashMap::new(),
+        too_deep: None,
+        parents: Parents::of_tree(root),
+    };
+    for _ in 0..4 {
+        js.memo.clear();
+        if !js.collect_bindings(root) {
+            break;
+        }
+    }
+    js.memo.clear();
+    walk(root, |node| js.report(node, out, nested));
+    if let Some(node) = js.too_deep {
+        out.too_deep(node);
+    }
+}
+
+/// Module specifiers name the same module with or without the `node:` scheme.
+fn normalize_module(specifier: &str) -> String {
+    specifier
+        .strip_prefix("node:")
+        .unwrap_or(specifier)
+        .to_owned()
+}
+
+/// Aliases of the loader: `process.mainModule`, `require.main` and `module.constructor` all
+/// lead to the module system, so they are rewritten to one spelling.
+fn canonical(name: String) -> String {
+    for (from, to) in [
+        ("process.mainModule", "module"),
+        ("require.main", "module"),
+        ("module.constructor", "module"),
+        ("module.Module", "module"),
+    ] {
+        if is_under(&name, from) {
+            return format!("{to}{}", &name[from.len()..]);
+        }
+    }
+    name
+}
+
+struct JavaScript<'s, 't> {
+    source: &'s str,
+    bindings: Bindings,
+    memo: HashMap<usize, Vec<String>>,
+    too_deep: Option<Node<'t>>,
+    parents: Parents<'t>,
+}
+
+impl<'s, 't> JavaScript<'s, 't> {
+    fn text(&self, node: Node) -> &'s str {
+        text(node, self.source)
+    }
+
+    /// An identifier or property name with its escapes decoded.
+    fn name(&self, node: Node) -> String {
+        decode_js_escapes(self.text(node))
+    }
+
+    // ---- pass 1: bindings -------------------------------------------------------------------
+
+    fn collect_bindings(&mut self, root: Node<'t>) -> bool {
+        let mut changed = false;
+        walk(root, |node| match node.kind() {
+            "import_statement" => {
+                let Some(module) = node
+                    .child_by_field_name("source")
+                    .and_then(|s| self.fold(s, 0))
+                    .map(|s| normalize_module(&s))
+                else {
+                    return;
+                };
+                for clause in named_children(node)
+                    .into_iter()
+                    .filter(|c| c.kind() == "import_clause")
+                {
+                    for part in named_children(clause) {
+                        match part.kind() {
+                            "identifier" => {
+                                changed |= self.bindings.alias(&self.name(part), module.clone())
+                            }
+                            "namespace_import" => {
+                                for id in named_children(part) {
+                                    changed |= self.bindings.alias(&self.name(id), module.clone());
+                                }
+                            }
+                            "named_imports" => {
+                                for spec in named_children(part) {
+                                    let Some(imported) = spec.child_by_field_name("name") else {
+                                        continue;
+                                    };
+                                    let imported_name = self
+                                        .fold(imported, 0)
+                                        .unwrap_or_else(|| self.name(imported));
+                                    let local = spec
+                                        .child_by_field_name("alias")
+                                        .map_or_else(|| imported_name.clone(), |a| self.name(a));
+                                    let meaning = if imported_name == "default" {
+                                        module.clone()
+                                    } else {
+                                        qualify(&module, &imported_name)
+                                    };
+                                    changed |= self.bindings.alias(&local, meaning);
+                                }
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+            }
+            "variable_declarator" => {
+                if let (Some(name), Some(value)) = (
+                    node.child_by_field_name("name"),
+                    node.child_by_field_name("value"),
+                ) {
+                    changed |= self.bind_pattern(name, value, 0);
+                }
+            }
+            "assignment_expression" | "assignment_pattern" => {
+                if let (Some(left), Some(right)) = (
+                    node.child_by_field_name("left"),
+                    node.child_by_field_name("right"),
+                ) {
+                    changed |= self.bind_pattern(left, right, 0);
+                }
+            }
+            _ => {}
+        });
+        changed
+    }
+
+    /// Binds a declaration's pattern to what `value` means, through object destructuring.
+    fn bind_pattern(&mut self, pattern: Node<'t>, value: Node<'t>, depth: usize) -> bool {
+        if depth > MAX_EXPR_DEPTH {
+            return false;
+        }
+        match pattern.kind() {
+            "identifier" => {
+                let name = self.name(pattern);
+                let mut changed = false;
+                for meaning in self.resolve(value, 0) {
+                    changed |= self.bindings.alias(&name, meaning);
+                }
+                if let Some(constant) = self.fold(value, 0) {
+                    changed |= self.bindings.constant(&name, constant);
+                }
+                changed
+            }
+            "parenthesized_expression" => named_children(pattern)
+                .first()
+                .is_some_and(|inner| self.bind_pattern(*inner, value, depth + 1)),
+            "object_pattern" => {
+                let sources = self.resolve(value, 0);
+                let mut changed = false;
+                for entry in named_children(pattern) {
+                    let (key, target) = match entry.kind() {
+                        "shorthand_property_identifier_pattern" => (Some(self.name(entry)), entry),
+                        "object_assignment_pattern" => match entry.child_by_field_name("left") {
+                            Some(left) => (Some(self.name(left)), left),
+                            None => continue,
+                        },
+                        "pair_pattern" => {
+                            let (Some(key), Some(target)) = (
+                                entry.child_by_field_name("key"),
+                                entry.child_by_field_name("value"),
+                            ) else {
+                                continue;
+                            };
+                            (self.property_key(key), target)
+                        }
+                        _ => continue,
+                    };
+                    let Some(key) = key else { continue };
+                    let target = match target.kind() {
+                        "assignment_pattern" => match target.child_by_field_name("left") {
+                            Some(left) => left,
+                            None => continue,
+                        },
+                        _ => target,
+                    };
+                    for source in &sources {
+                        let meaning = canonical(qualify(source, &key));
+                        if target.kind() == "identifier"
+                            || target.kind() == "shorthand_property_identifier_pattern"
+                        {
+                            changed |= self.bindings.alias(&self.name(target), meaning);
+                        }
+                    }
+                }
+                changed
+            }
+            _ => false,
+        }
+    }
+
+    /// The name a property key stands for: `a`, `'a'`, `['a' + 'b']`.
+    fn property_key(&mut self, key: Node<'t>) -> Option<String> {
+        match key.kind() {
+            "property_identifier" | "shorthand_property_identifier" => Some(self.name(key)),
+            "computed_property_name" => named_children(key).first().and_then(|e| self.fold(*e, 0)),
+            _ => self.fold(key, 0),
+        }
+    }
+
+    // ---- resolution -------------------------------------------------------------------------
+
+    fn resolve(&mut self, node: Node<'t>, depth: usize) -> Vec<String> {
+        if depth > MAX_EXPR_DEPTH {
+            self.too_deep.get_or_insert(node);
+            return Vec::new();
+        }
+        if let Some(hit) = self.memo.get(&node.id()) {
+            return hit.clone();
+        }
+        let names = self.resolve_uncached(node, depth + 1);
+        let names = dedup_capped(names.into_iter().map(canonical).collect());
+        self.memo.insert(node.id(), names.clone());
+        names
+    }
+
+    fn resolve_uncached(&mut self, node: Node<'t>, depth: usize) -> Vec<String> {
+        match node.kind() {
+            "identifier" | "shorthand_property_identifier" => {
+                let name = self.name(node);
+                if GLOBAL_OBJECTS.contains(&name.as_str()) {
+                    return vec![String::new()];
+                }
+                let mut names = self.bindings.meanings(&name).unwrap_or_default().to_vec();
+                names.push(name);
+                names
+            }
+            "member_expression" => {
+                let (Some(object), Some(property)) = (
+                    node.child_by_field_name("object"),
+                    node.child_by_field_name("property"),
+                ) else {
+                    return Vec::new();
+                };
+                if property.kind() == "private_property_identifier" {
+                    return Vec::new();
+                }
+                let property = self.name(property);
+                self.resolve(object, depth)
+                    .iter()
+                    .map(|o| qualify(o, &property))
+                    .collect()
+            }
+            "subscript_expression" => {
+                let (Some(object), Some(index)) = (
+                    node.child_by_field_name("object"),
+                    node.child_by_field_name("index"),
+                ) else {
+                    return Vec::new();
+                };
+                let Some(key) = self.fold(index, depth) else {
+                    return Vec::new();
+                };
+                self.resolve(object, depth)
+                    .iter()
+                    .map(|o| qualify(o, &key))
+                    .collect()
+            }
+            "call_expression" => self.resolve_call(node, depth),
+            "parenthesized_expression" | "sequence_expression" | "await_expression" => {
+                // `(0, eval)` is eval: a sequence's value is its last expression.
+                match named_children(node).last() {
+                    Some(last) => self.resolve(*last, depth),
+                    None => Vec::new(),
+                }
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    /// A call as it is really made: `f.call(this, a)` and `f.apply(this, [a])` are `f(a)`.
+    fn effective_call(&mut self, node: Node<'t>, depth: usize) -> (Vec<String>, Vec<Node<'t>>) {
+        let Some(function) = node.child_by_field_name("function") else {
+            return (Vec::new(), Vec::new());
+        };
+        let args = arguments(node.child_by_field_name("arguments"));
+        if function.kind() == "import" {
+            return (vec!["import".to_owned()], args);
+        }
+        let names = self.resolve(function, depth);
+        let mut direct = Vec::new();
+        let mut via_call = Vec::new();
+        let mut via_apply = Vec::new();
+        for name in names {
+            if let Some(target) = name.strip_suffix(".call") {
+                via_call.push(target.to_owned());
+            } else if let Some(target) = name.strip_suffix(".apply") {
+                via_apply.push(target.to_owned());
+            }
+            direct.push(name);
+        }
+        if !via_call.is_empty() {
+            direct.extend(via_call);
+            return (direct, args.into_iter().skip(1).collect());
+        }
+        if !via_apply.is_empty() {
+            if let Some(list) = args.get(1).filter(|a| a.kind() == "array") {
+                direct.extend(via_apply);
+                return (direct, named_children(*list));
+            }
+        }
+        (direct, args)
+    }
+
+    fn resolve_call(&mut self, node: Node<'t>, depth: usize) -> Vec<String> {
+        let (functions, args) = self.effective_call(node, depth);
+        let first = args.first().copied();
+        let mut names = Vec::new();
+        for f in functions {
+            if f == "import" || LOADERS.contains(&f.as_str()) {
+                if let Some(module) = first.and_then(|a| self.fold(a, depth)) {
+                    names.push(normalize_module(&module));
+                }
+            } else if f == "Reflect.get" {
+                if let (Some(obj), Some(key)) = (first, args.get(1)) {
+                    if let Some(key) = self.fold(*key, depth) {
+                        let objects = self.resolve(obj, depth);
+                        names.extend(objects.iter().map(|o| qualify(o, &key)));
+                    }
+                }
+            } else if f == "module.createRequire" || f == "createRequire" {
+                names.push("require".to_owned());
+            } else if f.ends_with(".bind") {
+                names.push(f.trim_end_matches(".bind").to_owned());
+            }
+        }
+        names
+    }
+
+    // ---- constant folding -------------------------------------------------------------------
+
+    fn fold(&mut self, node: Node<'t>, depth: usize) -> Option<String> {
+        if depth > MAX_EXPR_DEPTH {
+            self.too_deep.get_or_insert(node);
+            return None;
+        }
+        let depth = depth + 1;
+        let value = match node.kind() {
+            "string" => Some(
+                named_children(node)
+                    .iter()
+                    .map(|p| match p.kind() {
+                        "escape_sequence" => decode_js_escapes(self.text(*p)),
+                        _ => self.text(*p).to_owned(),
+                    })
+                    .collect(),
+            ),
+            "template_string" => {
+                let mut out = String::new();
+                for part in named_children(node) {
+                    match part.kind() {
+                        "string_fragment" => out.push_str(self.text(part)),
+                        "escape_sequence" => out.push_str(&decode_js_escapes(self.text(part))),
+                        "template_substitution" => {
+                            out.push_str(&self.fold(*named_children(part).last()?, depth)?)
+                        }
+                        _ => {}
+                    }
+                }
+                Some(out)
+            }
+            "binary_expression" => {
+                let op = node.child_by_field_name("operator").map(|o| self.text(o));
+                let left = node.child_by_field_name("left")?;
+                let right = node.child_by_field_name("right")?;
+                if op != Some("+") {
+                    return None;
+                }
+                let l = self
+                    .fold(left, depth)
+                    .or_else(|| fold_int(left, self.source).map(|n| n.to_string()))?;
+                let r = self
+                    .fold(right, depth)
+                    .or_else(|| fold_int(right, self.source).map(|n| n.to_string()))?;
+                Some(l + &r)
+            }
+            "parenthesized_expression" => self.fold(*named_children(node).last()?, depth),
+            "identifier" => self
+                .bindings
+                .constant_value(&self.name(node))
+                .map(str::to_owned),
+            "call_expression" => self.fold_call(node, depth),
+            _ => None,
+        };
+        value.filter(|v| v.len() <= MAX_FOLDED_LEN)
+    }
+
+    fn fold_call(&mut self, node: Node<'t>, depth: usize) -> Option<String> {
+        let function = node.child_by_field_name("function")?;
+        let args = arguments(node.child_by_field_name("arguments"));
+        if function.kind() == "member_expression" {
+            let object = function.child_by_field_name("object")?;
+            let method = self.name(function.child_by_field_name("property")?);
+            match method.as_str() {
+                "join" => {
+                    let parts = self.fold_list(object, depth)?;
+                    let separator = match args.first() {
+                        Some(a) => self.fold(*a, depth)?,
+                        None => ",".to_owned(),
+                    };
+                    return Some(parts.join(&separator));
+                }
+                "toLowerCase" => return self.fold(object, depth).map(|s| s.to_lowercase()),
+                "toUpperCase" => return self.fold(object, depth).map(|s| s.to_uppercase()),
+                "trim" | "valueOf" => return self.fold(object, depth),
+                "concat" => {
+                    let mut out = self.fold(object, depth)?;
+                    for a in args {
+                        out.push_str(&self.fold(a, depth)?);
+                    }
+                    return Some(out);
+                }
+                "toString" => return self.fold_buffer(object, args.first().copied(), depth),
+                _ => {}
+            }
+        }
+        let first = *args.first()?;
+        for name in self.resolve(function, depth) {
+            let value = match name.as_str() {
+                "atob" => self.fold(first, depth).and_then(|s| base64_text(&s)),
+                "String" => self.fold(first, depth),
+                "String.fromCharCode" | "String.fromCodePoint" => args
+                    .iter()
+                    .map(|a| {
+                        fold_int(*a, self.source)
+                            .and_then(|n| u32::try_from(n).ok())
+                            .and_then(char::from_u32)
+                    })
+                    .collect(),
+                "decodeURIComponent" | "unescape" => {
+                    self.fold(first, depth).filter(|s| !s.contains('%'))
+                }
+                _ => None,
+            };
+            if value.is_some() {
+                return value;
+            }
+        }
+        None
+    }
+
+    /// `Buffer.from(s, 'base64').toString()` and friends.
+    fn fold_buffer(
+        &mut self,
+        buffer: Node<'t>,
+        encoding: Option<Node<'t>>,
+        depth: usize,
+    ) -> Option<String> {
+        if encoding
+            .is_some_and(|e| !matches!(self.fold(e, depth).as_deref(), Some("utf8" | "utf-8")))
+        {
+            return None;
+        }
+        if buffer.kind() != "call_expression" {
+            return self.fold(buffer, depth);
+        }
+        let function = buffer.child_by_field_name("function")?;
+        if !self
+            .resolve(function, depth)
+            .iter()
+            .any(|f| f == "Buffer.from")
+        {
+            return None;
+        }
+        let args = arguments(buffer.child_by_field_name("arguments"));
+        let data = self.fold(*args.first()?, depth)?;
+        match args.get(1).map(|e| self.fold(*e, depth)) {
+            None => Some(data),
+            Some(Some(enc)) if enc == "base64" || enc == "base64url" => base64_text(&data),
+            Some(Some(enc)) if enc == "hex" => hex_text(&data),
+            Some(Some(enc)) if enc == "utf8" || enc == "utf-8" => Some(data),
+            _ => None,
+        }
+    }
+
+    /// An array of constant strings: `['ev', 'al']`, `'lave'.split('')`, `x.reverse()`.
+    fn fold_list(&mut self, node: Node<'t>, depth: usize) -> Option<Vec<String>> {
+        match node.kind() {
+            "array" => named_children(node)
+                .into_iter()
+                .map(|item| self.fold(item, depth + 1))
+                .collect(),
+            "call_expression" => {
+                let function = node.child_by_field_name("function")?;
+                if function.kind() != "member_expression" {
+                    return None;
+                }
+                let object = function.child_by_field_name("object")?;
+                let method = self.name(function.child_by_field_name("property")?);
+                let args = arguments(node.child_by_field_name("arguments"));
+                match method.as_str() {
+                    "reverse" => {
+                        let mut items = self.fold_list(object, depth + 1)?;
+                        items.reverse();
+                        Some(items)
+                    }
+                    "split" => {
+                        let s = self.fold(object, depth + 1)?;
+                        let sep = self.fold(*args.first()?, depth + 1)?;
+                        Some(if sep.is_empty() {
+                            s.chars().map(String::from).collect()
+                        } else {
+                            s.split(sep.as_str()).map(str::to_owned).collect()
+                        })
+                    }
+                    _ => None,
+                }
+            }
+            "parenthesized_expression" => self.fold_list(*named_children(node).last()?, depth + 1),
+            _ => None,
+        }
+    }
+
+    // ---- pass 2: reporting ------------------------------------------------------------------
+
+    fn report(&mut self, node: Node<'t>, out: &mut Collector, nested: &mut Vec<NestedCode>) {
+        match node.kind() {
+            "import_statement" | "export_statement" => {
+                let Some(source) = node.child_by_field_name("source") else {
+                    return;
+                };
+                match self.fold(source, 0) {
+                    Some(module) => {
+                        let module = normalize_module(&module);
+                        out.push(
+                            node,
+                            FactKind::Import {
+                                module: module.clone(),
+                            },
+                        );
+                        self.report_named_imports(node, &module, out);
+                    }
+                    None => out.dynamic(
+                        node,
+                        DynamicKind::DynamicImport,
+                        "import from a computed specifier",
+                    ),
+                }
+            }
+            "variable_declarator" | "assignment_expression" => self.report_destructuring(node, out),
+            "identifier" | "shorthand_property_identifier" => {
+                if is_reference(node, self.parents.of(node)) && self.is_maximal(node) {
+                    for meaning in self.resolve(node, 0) {
+                        self.report_use(node, meaning, false, None, out);
+                    }
+                }
+            }
+            "member_expression" => {
+                if let Some(property) = node.child_by_field_name("property") {
+                    let property = self.name(property);
+                    if INTROSPECTION_PROPERTIES.contains(&property.as_str()) {
+                        out.dynamic(
+                            node,
+                            DynamicKind::Introspection,
+                            format!("`.{property}` reached"),
+                        );
+                    }
+                    let object = node.child_by_field_name("object");
+                    if property == "constructor"
+                        && object.is_some_and(|o| self.is_constructor_access(o))
+                    {
+                        out.dynamic(
+                            node,
+                            DynamicKind::Introspection,
+                            "`.constructor.constructor` reaches `Function`",
+                        );
+                        out.dynamic(
+                            node,
+                            DynamicKind::CodeEval,
+                            "`.constructor.constructor` is `Function`",
+                        );
+                    }
+                }
+                if self.is_maximal(node) {
+                    for meaning in self.resolve(node, 0) {
+                        self.report_use(node, meaning, false, None, out);
+                    }
+                }
+            }
+            "subscript_expression" => self.report_subscript(node, out),
+            "call_expression" | "new_expression" => self.report_call(node, out, nested),
+            "string" | "template_string" | "binary_expression" => {
+                if let Some(value) = self.fold(node, 0) {
+                    if INTROSPECTION_PROPERTIES.contains(&value.as_str()) {
+                        out.dynamic(
+                            node,
+                            DynamicKind::Introspection,
+                            format!("string names `{value}`"),
+                        );
+                    }
+                    out.push(node, FactKind::Literal { value });
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// `x.constructor` or `x['constructor']` — the first half of `.constructor.constructor`.
+    fn is_constructor_access(&mut self, node: Node<'t>) -> bool {
+        match node.kind() {
+            "member_expression" => node
+                .child_by_field_name("property")
+                .is_some_and(|p| self.name(p) == "constructor"),
+            "subscript_expression" => node
+                .child_by_field_name("index")
+                .and_then(|i| self.fold(i, 0))
+                .is_some_and(|k| k == "constructor"),
+            _ => false,
+        }
+    }
+
+    fn report_named_imports(&mut self, node: Node<'t>, module: &str, out: &mut Collector) {
+        let mut specs = Vec::new();
+        walk(node, |n| {
+            if n.kind() == "import_specifier" || n.kind() == "export_specifier" {
+                specs.push(n);
+            }
+        });
+        for spec in specs {
+            if let Some(name) = spec.child_by_field_name("name") {
+                let imported = self.fold(name, 0).unwrap_or_else(|| self.name(name));
+                if imported != "default" {
+                    self.report_use(
+                        spec,
+                        canonical(qualify(module, &imported)),
+                        false,
+                        None,
+                        out,
+                    );
+                }
+            }
+        }
+    }
+
+    /// `const {exec} = require('child_process')` uses `child_process.exec` right there.
+    fn report_destructuring(&mut self, node: Node<'t>, out: &mut Collector) {
+        let (pattern, value) = match node.kind() {
+            "variable_declarator" => (
+                node.child_by_field_name("name"),
+                node.child_by_field_name("value"),
+            ),
+            _ => (
+                node.child_by_field_name("left"),
+                node.child_by_field_name("right"),
+            ),
+        };
+        let (Some(pattern), Some(value)) = (pattern, value) else {
+            return;
+        };
+        if pattern.kind() != "object_pattern" {
+            return;
+        }
+        let sources = self.resolve(value, 0);
+        if sources.is_empty() {
+            return;
+        }
+        for entry in named_children(pattern) {
+            let key = match entry.kind() {
+                "shorthand_property_identifier_pattern" => Some(self.name(entry)),
+                "object_assignment_pattern" => {
+                    entry.child_by_field_name("left").map(|l| self.name(l))
+                }
+                "pair_pattern" => entry
+                    .child_by_field_name("key")
+                    .and_then(|k| self.property_key(k)),
+                _ => None,
+            };
+            match key {
+                Some(key) => {
+                    for source in &sources {
+                        self.report_use(entry, canonical(qualify(source, &key)), false, None, out);
+                    }
+                }
+                None if entry.kind() == "pair_pattern" => out.dynamic(
+                    entry,
+                    DynamicKind::DynamicAttribute,
+                    "destructured by a computed key",
+                ),
+                None => {}
+            }
+        }
+    }
+
+    fn is_maximal(&mut self, node: Node<'t>) -> bool {
+        let Some(parent) = self.parents.of(node) else {
+            return true;
+        };
+        let continues = match parent.kind() {
+            "member_expression" | "subscript_expression" => {
+                parent.child_by_field_name("object") == Some(node)
+            }
+            "call_expression" => return parent.child_by_field_name("function") != Some(node),
+            "new_expression" => return parent.child_by_field_name("constructor") != Some(node),
+            _ => false,
+        };
+        !continues || self.resolve(parent, 0).is_empty()
+    }
+
+    fn report_use(
+        &mut self,
+        node: Node,
+        name: String,
+        called: bool,
+        first_arg: Option<String>,
+        out: &mut Collector,
+    ) {
+        if EVAL_NAMES.contains(&name.as_str()) || is_under(&name, "vm") && name != "vm" {
+            out.dynamic(
+                node,
+                DynamicKind::CodeEval,
+                format!("`{name}` runs text as code"),
+            );
+        }
+        if INTROSPECTION_NAMES.iter().any(|n| is_under(&name, n)) {
+            out.dynamic(
+                node,
+                DynamicKind::Introspection,
+                format!("`{name}` reaches engine internals"),
+            );
+        }
+        if !called && LOADERS.contains(&name.as_str()) && name != "require" {
+            out.dynamic(
+                node,
+                DynamicKind::DynamicImport,
+                format!("`{name}` used as a value"),
+            );
+        }
+        out.push(
+            node,
+            FactKind::Use {
+                name,
+                called,
+                first_arg,
+            },
+        );
+    }
+
+    fn report_subscript(&mut self, node: Node<'t>, out: &mut Collector) {
+        let (Some(object), Some(index)) = (
+            node.child_by_field_name("object"),
+            node.child_by_field_name("index"),
+        ) else {
+            return;
+        };
+        if self.fold(index, 0).is_none() && fold_int(index, self.source).is_none() {
+            let namespaces: Vec<String> = self
+                .resolve(object, 0)
+                .into_iter()
+                .filter(|o| {
+                    o.is_empty()
+                        || o == "process"
+                        || o == "module"
+                        || o == "require"
+                        || o == "Reflect"
+                })
+                .collect();
+            if let Some(first) = namespaces.first() {
+                let shown = if first.is_empty() {
+                    "globalThis"
+                } else {
+                    first
+                };
+                out.dynamic(
+                    node,
+                    DynamicKind::DynamicAttribute,
+                    format!("`{shown}[...]` looked up by a computed name"),
+                );
+            }
+        }
+        if self.is_maximal(node) {
+            for meaning in self.resolve(node, 0) {
+                self.report_use(node, meaning, false, None, out);
+            }
+        }
+    }
+
+    fn report_call(&mut self, node: Node<'t>, out: &mut Collector, nested: &mut Vec<NestedCode>) {
+        let (functions, args) = if node.kind() == "new_expression" {
+            let functions = node
+                .child_by_field_name("constructor")
+                .map(|c| self.resolve(c, 0))
+                .unwrap_or_default();
+            (functions, arguments(node.child_by_field_name("arguments")))
+        } else {
+            self.effective_call(node, 0)
+        };
+        let first = args.first().copied();
+        let first_arg = first.and_then(|a| self.fold(a, 0));
+        for name in functions {
+            if name == "import" || LOADERS.contains(&name.as_str()) {
+                match &first_arg {
+                    Some(module) => out.push(
+                        node,
+                        FactKind::Import {
+                            module: normalize_module(module),
+                        },
+                    ),
+                    None => out.dynamic(
+                        node,
+                        DynamicKind::DynamicImport,
+                        format!("`{name}` with a module name computed at run time"),
+                    ),
+                }
+                if name == "import" {
+                    continue;
+                }
+            }
+            if name == "Reflect.get" && args.get(1).and_then(|a| self.fold(*a, 0)).is_none() {
+                out.dynamic(
+                    node,
+                    DynamicKind::DynamicAttribute,
+                    "`Reflect.get` with a computed key",
+                );
+            }
+            if STRING_TIMERS.contains(&name.as_str())
+                && first.is_some_and(|a| self.fold(a, 0).is_some())
+            {
+                out.dynamic(
+                    node,
+                    DynamicKind::CodeEval,
+                    format!("`{name}` with a string runs it as code"),
+                );
+            }
+            if EVAL_NAMES.contains(&name.as_str()) || is_under(&name, "vm") {
+                // `Function(a, b, body)`: the body is the last argument.
+                let code_arg = if name.ends_with("Function") {
+                    args.last()
+                } else {
+                    first.as_ref()
+                };
+                if let Some(code) = code_arg.and_then(|a| self.fold(*a, 0)) {
+                    nested.push(NestedCode {
+                        code,
+                        span: out.span(node),
+                    });
+                }
+            }
+            if ALLOCATING.contains(&name.as_str()) {
+                if let Some(size) = first.and_then(|a| fold_int(a, self.source)) {
+                    if size >= HUGE_ALLOCATION {
+                        out.dynamic(
+                            node,
+                            DynamicKind::HugeAllocation,
+                            format!("`{name}` of {size} elements"),
+                        );
+                    }
+                }
+            }
+            self.report_use(node, name, true, first_arg.clone(), out);
+        }
+        self.report_repeat(node, first, out);
+        if node.kind() == "call_expression" && self.is_maximal(node) {
+            for meaning in self.resolve(node, 0) {
+                self.report_use(node, meaning, false, None, out);
+            }
+        }
+    }
+
+    /// `'x'.repeat(1e10)`, `s.padEnd(2**40)`.
+    fn report_repeat(&mut self, node: Node<'t>, first: Option<Node<'t>>, out: &mut Collector) {
+        let Some(function) = node.child_by_field_name("function") else {
+            return;
+        };
+        if function.kind() != "member_expression" {
+            return;
+        }
+        let Some(method) = function
+            .child_by_field_name("property")
+            .map(|p| self.name(p))
+        else {
+            return;
+        };
+        if matches!(method.as_str(), "repeat" | "padStart" | "padEnd") {
+            if let Some(n) = first.and_then(|a| fold_int(a, self.source)) {
+                if n >= HUGE_ALLOCATION {
+                    out.dynamic(
+                        node,
+                        DynamicKind::HugeAllocation,
+                        format!("`.{method}({n})`"),
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// False for identifiers that name something being declared rather than used.
+fn is_reference(node: Node, parent: Option<Node>) -> bool {
+    let Some(parent) = parent else {
+        return true;
+    };
+    let is_field = |field: &str| parent.child_by_field_name(field) == Some(node);
+    match parent.kind() {
+        "variable_declarator"
+        | "function_declaration"
+        | "function_expression"
+        | "class_declaration"
+        | "generator_function_declaration"
+        | "method_definition"
+        | "class" => !is_field("name"),
+        "assignment_expression" | "assignment_pattern" => !is_field("left"),
+        "formal_parameters" | "import_specifier" | "import_clause" | "namespace_import"
+        | "labeled_statement" | "break_statement" | "continue_statement" | "export_specifier"
+        | "rest_pattern" | "array_pattern" => false,
+        "arrow_function" => !is_field("parameter"),
+        _ => true,
+    }
+}
+
+/// A numeric constant: decimal, hex, octal, binary, exponent and BigInt literals combined
+/// with `+ - * ** <<`, saturating on overflow.
+fn fold_int(node: Node, source: &str) -> Option<i128> {
+    fold_int_at(node, source, 0)
+}
+
+fn fold_int_at(node: Node, source: &str, depth: usize) -> Option<i128> {
+    if depth > 32 {
+        return None;
+    }
+    let depth = depth + 1;
+    match node.kind() {
+        "number" => {
+            let raw = text(node, source).replace('_', "");
+            let raw = raw.trim_end_matches('n');
+            parse_int(raw).or_else(|| {
+                let v: f64 = raw.parse().ok()?;
+                (v.is_finite() && v.fract() == 0.0).then(|| v.min(i128::MAX as f64) as i128)
+            })
+        }
+        "parenthesized_expression" => fold_int_at(*named_children(node).last()?, source, depth),
+        "unary_expression" => {
+            let value = fold_int_at(node.child_by_field_name("argument")?, source, depth)?;
+            match text(node.child_by_field_name("operator")?, source) {
+                "-" => Some(value.saturating_neg()),
+                "+" => Some(value),
+                _ => None,
+            }
+        }
+        "binary_expression" => {
+            let l = fold_int_at(node.child_by_field_name("left")?, source, depth)?;
+            let r = fold_int_at(node.child_by_field_name("right")?, source, depth)?;
+            combine_ints(text(node.child_by_field_name("operator")?, source), l, r)
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Language, analyze};
+    use super::*;
+
+    fn facts(code: &str) -> Vec<FactKind> {
+        analyze(Language::JavaScript, code.as_bytes())
+            .facts
+            .into_iter()
+            .map(|f| f.kind)
+            .collect()
+    }
+
+    fn uses(code: &str) -> Vec<String> {
+        facts(code)
+            .into_iter()
+            .filter_map(|f| match f {
+                FactKind::Use { name, .. } => Some(name),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn dynamic(code: &str) -> Vec<DynamicKind> {
+        facts(code)
+            .into_iter()
+            .filter_map(|f| match f {
+                FactKind::Dynamic { kind, .. } => Some(kind),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn loaders_and_destructuring_resolve() {
+        for code in [
+            "require('child_process').exec('id')",
+            "require('node:child_process').execSync('id')",
+            "const cp = require('child_process'); cp.spawn('sh')",
+            "const {exec} = require('child_process'); exec('id')",
+            "const {exec: run} = require('child_process'); run('id')",
+            "import {exec} from 'child_process'; exec('id')",
+            "import * as cp from 'node:child_process'; cp.exec('id')",
+            "import cp from 'child_process'; cp.exec('id')",
+            "const m = await import('child_process'); m.exec('id')",
+            "(await import('child_process')).exec('id')",
+            "process.mainModule.require('child_process').exec('id')",
+            "module.constructor._load('child_process').exec('id')",
+            "require('chi' + 'ld_process').exec('id')",
+            "require(['child', 'process'].join('_')).exec('id')",
+            "require.call(null, 'child_process').exec('id')",
+            "const r = require; r('child_process').exec('x')",
+            "require(`child_${'process'}`).exec('id')",
+            "require(Buffer.from('Y2hpbGRfcHJvY2Vzcw==', 'base64').toString()).exec('id')",
+            "require('ssecorp_dlihc'.split('').reverse().join('')).exec('id')",
+        ] {
+            assert!(
+                uses(code).iter().any(|u| is_under(u, "child_process")),
+                "{code}: {:?}",
+                uses(code)
+            );
+        }
+    }
+
+    #[test]
+    fn escaped_and_global_evals_resolve() {
+        for code in [
+            "\\u0065val('1')",
+            "ev\\u{61}l('1')",
+            "globalThis['ev' + 'al']('1')",
+            "global.eval('1')",
+            "(0, eval)('1')",
+            "Reflect.get(globalThis, 'eval')('1')",
+            "new Function('return process')()",
+            "(() => {}).constructor.constructor('return process')()",
+            "setTimeout('process.exit()', 1)",
+            "require('vm').runInThisContext('1')",
+        ] {
+            assert!(
+                dynamic(code).contains(&DynamicKind::CodeEval),
+                "{code}: {:?}",
+                facts(code)
+            );
+        }
+    }
+
+    #[test]
+    fn benign_lookalikes_stay_quiet() {
+        for code in [
+            "console.log('child_process.exec')",
+            "// eval('x')\nlet a = 1",
+            "/a/.exec(s)",
+            "JSON.parse('{}')",
+            "model.eval()",
+            "db.exec('select 1')",
+            "setTimeout(() => 1, 10)",
+            "const arr = [1,2]; arr[i]",
+        ] {
+            assert!(dynamic(code).is_empty(), "{code}: {:?}", facts(code));
+        }
+    }
+
+    #[test]
+    fn computed_names_are_reported() {
+        assert!(dynamic("require(name)").contains(&DynamicKind::DynamicImport));
+        assert!(dynamic("import(spec)").contains(&DynamicKind::DynamicImport));
+        assert!(dynamic("globalThis[k]()").contains(&DynamicKind::DynamicAttribute));
+        assert!(dynamic("'x'.repeat(1e10)").contains(&DynamicKind::HugeAllocation));
+        assert!(dynamic("new Array(2**31)").contains(&DynamicKind::HugeAllocation));
+        assert!(dynamic("({}).__proto__.polluted = 1").contains(&DynamicKind::Introspection));
+    }
+}

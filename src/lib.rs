@@ -1,0 +1,7 @@
+//! code-sandbox-mcp: a security-policy-first gateway that runs AI agents' Python and JavaScript
+//! snippets in hardened containers.
+//!
+//! The pipeline, one module per stage: [`analysis`] turns source into facts, [`policy`] judges
+//! the facts against a YAML policy, and [`lint`] presents verdicts to people and tools.
+
+pub mod analysis;

@@ -121,6 +121,10 @@ args+=(
 
 if [ "$lang" = python ]; then
     args+=(
+        # Shrink: the libraries' own test suites (pandas/tests, numpy/*/tests,
+        # sympy's, scipy's, ...) are ~150 MB with their .pyc files, and no
+        # library imports them outside its test runner.
+        --customize-hook='find "$1/usr/lib/python3/dist-packages" -type d -name tests -prune -exec rm -rf {} +'
         # Do once, as root at build time, what would otherwise happen on the
         # first import in every container: the runner's warm-up imports numpy,
         # pandas and matplotlib and draws a figure, with MPLCONFIGDIR set to

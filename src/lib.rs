@@ -5,3 +5,6 @@
 //! the facts against a YAML policy, and [`lint`] presents verdicts to people and tools.
 
 pub mod analysis;
+pub mod diagnostic;
+pub mod lint;
+pub mod policy;

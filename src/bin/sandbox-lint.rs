@@ -1,1 +1,121 @@
-fn main() {}
+//! `sandbox-lint`: checks Python and JavaScript snippets against a sandbox policy without
+//! running them. Exit status: 0 nothing denied, 1 something denied, 2 usage, policy or read error.
+
+use std::process::ExitCode;
+
+use clap::{Parser, ValueEnum};
+use code_sandbox_mcp::analysis::Language;
+use code_sandbox_mcp::lint::{self, Summary};
+use code_sandbox_mcp::policy::{self, DEFAULT_POLICY, Verdict};
+
+#[derive(Parser)]
+#[command(
+    name = "sandbox-lint",
+    version,
+    about = "Audit Python and JavaScript snippets against a sandbox policy, without running them",
+    after_help = "Exit status: 0 when nothing is denied, 1 when something is, 2 on a usage, policy or read error.\n\
+                  Policies: a path to a YAML file, or a preset: strict, standard (default), permissive."
+)]
+struct Cli {
+    /// Files, directories (searched for .py, .js, .mjs, .cjs) or `-` for stdin.
+    paths: Vec<String>,
+    /// Policy file or preset name.
+    #[arg(long, short, default_value = DEFAULT_POLICY)]
+    policy: String,
+    #[arg(long, short, value_enum, default_value_t = Format::Human)]
+    format: Format,
+    /// Language of stdin and of files whose extension does not tell (default for stdin: python).
+    #[arg(long, short)]
+    language: Option<Language>,
+    /// List the policy's rules, actions and limits.
+    #[arg(long, conflicts_with_all = ["paths", "explain", "print_schema"])]
+    list_rules: bool,
+    /// Explain a rule: why it exists, an example, what to do instead.
+    #[arg(long, value_name = "RULE", conflicts_with_all = ["paths", "print_schema"])]
+    explain: Option<String>,
+    /// Print the JSON Schema of policy files.
+    #[arg(long, conflicts_with = "paths")]
+    print_schema: bool,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Format {
+    Human,
+    Json,
+    Sarif,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    if cli.print_schema {
+        print!("{}", policy::model::json_schema());
+        return ExitCode::SUCCESS;
+    }
+    let policy = match policy::load(&cli.policy) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::from(2);
+        }
+    };
+    if cli.list_rules {
+        print!("{}", lint::list_rules(&policy));
+        return ExitCode::SUCCESS;
+    }
+    if let Some(id) = &cli.explain {
+        return match policy.rule(id) {
+            Some(rule) => {
+                print!("{}", lint::explain_rule(rule));
+                ExitCode::SUCCESS
+            }
+            None => {
+                let ids: Vec<&str> = policy.rules.iter().map(|r| r.id.as_str()).collect();
+                eprintln!(
+                    "error: policy {} has no rule `{id}`\n  hint: its rules are {}",
+                    policy.name,
+                    ids.join(", ")
+                );
+                ExitCode::from(2)
+            }
+        };
+    }
+    if cli.paths.is_empty() {
+        eprintln!(
+            "error: no files to check\n  hint: sandbox-lint [--policy P] PATH... (a file, a directory, or - for stdin); see --help"
+        );
+        return ExitCode::from(2);
+    }
+    let (inputs, mut errors) = lint::collect_inputs(&cli.paths, cli.language);
+    let mut reports = Vec::new();
+    for input in inputs {
+        match input.read() {
+            Ok(bytes) => reports.push(lint::lint_source(
+                &policy,
+                &input.path,
+                input.language,
+                &bytes,
+            )),
+            Err(e) => errors.push(lint::InputError {
+                path: input.path.clone(),
+                message: e.to_string(),
+            }),
+        }
+    }
+    for error in &errors {
+        eprintln!("error: {error}");
+    }
+    let summary = Summary::of(&reports, errors.len());
+    let output = match cli.format {
+        Format::Human => lint::render_human(&policy, &reports, &summary),
+        Format::Json => lint::render_json(&policy, &reports, &summary),
+        Format::Sarif => lint::render_sarif(&policy, &reports),
+    };
+    print!("{output}");
+    if !errors.is_empty() {
+        ExitCode::from(2)
+    } else if reports.iter().any(|r| r.verdict == Verdict::Deny) {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}

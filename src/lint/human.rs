@@ -1,0 +1,159 @@
+//! Human output: compiler-style diagnostics, a line per file, a closing summary; and the
+//! rule listing and explanations (`--list-rules`, `--explain`).
+
+use std::fmt::Write;
+
+use super::{FileReport, Summary};
+use crate::diagnostic::render_snippet;
+use crate::policy::{Action, Policy, Rule, format_size};
+
+fn label(action: Action) -> &'static str {
+    match action {
+        Action::Deny => "error",
+        Action::Warn => "warning",
+        Action::Audit => "note",
+    }
+}
+
+pub fn render_human(policy: &Policy, reports: &[FileReport], summary: &Summary) -> String {
+    let mut out = String::new();
+    for report in reports {
+        for f in &report.findings {
+            let _ = writeln!(out, "{}[{}]: {}", label(f.action), f.rule, f.detail);
+            let width = f.span.map_or(1, |s| {
+                report.source[s.start_byte..s.end_byte]
+                    .lines()
+                    .next()
+                    .map_or(1, |l| l.chars().count())
+            });
+            out.push_str(&render_snippet(
+                &report.path,
+                &report.source,
+                f.line,
+                f.column,
+                width,
+                "",
+            ));
+            let pad = " ".repeat(f.line.to_string().len());
+            let _ = writeln!(out, "{pad} = {}\n", f.message);
+        }
+        let _ = writeln!(
+            out,
+            "{}: {} ({} finding{})",
+            report.path,
+            report.verdict.as_str(),
+            report.findings.len(),
+            if report.findings.len() == 1 { "" } else { "s" }
+        );
+    }
+    let _ = writeln!(
+        out,
+        "\nchecked {} file{} with policy {}: {} denied, {} warned, {} allowed{}",
+        summary.files,
+        if summary.files == 1 { "" } else { "s" },
+        policy.name,
+        summary.denied,
+        summary.warned,
+        summary.allowed,
+        if summary.errors > 0 {
+            format!(", {} unreadable", summary.errors)
+        } else {
+            String::new()
+        }
+    );
+    out
+}
+
+pub fn list_rules(policy: &Policy) -> String {
+    let mut out = format!(
+        "policy {} ({})\n{}\n\n",
+        policy.name, policy.origin, policy.description
+    );
+    let width = policy.rules.iter().map(|r| r.id.len()).max().unwrap_or(0);
+    for rule in &policy.rules {
+        let languages: Vec<&str> = rule.languages.iter().map(|l| l.as_str()).collect();
+        let _ = writeln!(
+            out,
+            "{:width$}  {:5}  {:8}  {}",
+            rule.id,
+            rule.action.as_str(),
+            rule.severity.as_str(),
+            languages.join(",")
+        );
+    }
+    let l = &policy.limits;
+    let _ = writeln!(
+        out,
+        "\nlimits: memory {}, cpus {}, pids {}, timeout {}s, output {} per stream, work dir {}, network {}, runtime {}",
+        format_size(l.memory_bytes),
+        l.cpus,
+        l.pids,
+        l.timeout.as_secs_f64(),
+        format_size(l.output_bytes),
+        format_size(l.tmpfs_bytes),
+        "none",
+        l.runtime.as_deref().unwrap_or("engine default"),
+    );
+    out
+}
+
+pub fn explain_rule(rule: &Rule) -> String {
+    let languages: Vec<&str> = rule.languages.iter().map(|l| l.as_str()).collect();
+    let mut out = format!(
+        "{} ({} severity, action {}, {})\n\n## Why\n{}\n\n## Example\n{}\n\n## Instead\n{}\n\n## Message to the agent\n{}\n\n## Matches\n",
+        rule.id,
+        rule.severity.as_str(),
+        rule.action.as_str(),
+        languages.join(", "),
+        rule.docs.why.trim(),
+        indent(rule.docs.example.trim()),
+        indent(rule.docs.instead.trim()),
+        rule.message,
+    );
+    let m = &rule.matcher;
+    let list = |names: &[crate::policy::NamePattern]| {
+        names
+            .iter()
+            .map(|n| n.text.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    if !m.modules.is_empty() {
+        let _ = writeln!(out, "- imports of: {}", list(&m.modules));
+    }
+    if !m.names.is_empty() {
+        let _ = writeln!(out, "- uses of: {}", list(&m.names));
+    }
+    if !m.calls.is_empty() {
+        let _ = write!(out, "- calls of: {}", list(&m.calls));
+        if let Some(a) = &m.arguments {
+            let _ = write!(out, " whose first argument matches /{a}/");
+        }
+        if let Some(e) = &m.arguments_except {
+            let _ = write!(out, " and not /{e}/");
+        }
+        out.push('\n');
+    }
+    if !m.dynamic.is_empty() {
+        let kinds: Vec<&str> = m.dynamic.iter().map(|k| k.as_str()).collect();
+        let _ = writeln!(
+            out,
+            "- constructs the analyzer reports as: {}",
+            kinds.join(", ")
+        );
+    }
+    for s in &m.strings {
+        let _ = writeln!(out, "- string constants matching /{s}/");
+    }
+    if m.query.is_some() {
+        let _ = writeln!(out, "- a raw tree-sitter query");
+    }
+    out
+}
+
+fn indent(text: &str) -> String {
+    text.lines()
+        .map(|l| format!("    {l}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}

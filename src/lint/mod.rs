@@ -1,0 +1,202 @@
+//! `sandbox-lint`: analysis and policy without execution, for audits, CI and air-gapped review.
+//!
+//! This module gathers inputs (files, directories, stdin), judges each one, and renders the
+//! reports in the three output formats; the binary only parses arguments and sets the exit code.
+
+mod human;
+mod json;
+mod sarif;
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use crate::analysis::{Language, analyze};
+use crate::policy::{Finding, Policy, Verdict};
+
+pub use human::{explain_rule, list_rules, render_human};
+pub use json::render_json;
+pub use sarif::render_sarif;
+
+/// Directories never descended into: dependencies and version-control data are not the
+/// snippets under review.
+const SKIPPED_DIRECTORIES: &[&str] = &["node_modules", "__pycache__"];
+
+/// One snippet to check.
+pub struct Input {
+    /// As shown in reports: the path given or found, or `-` for stdin.
+    pub path: String,
+    pub language: Language,
+    origin: Origin,
+}
+
+enum Origin {
+    File(PathBuf),
+    Stdin,
+}
+
+/// The judgement of one snippet, with its source for rendering.
+pub struct FileReport {
+    pub path: String,
+    pub language: Language,
+    pub verdict: Verdict,
+    pub findings: Vec<Finding>,
+    pub source: String,
+}
+
+/// A path that could not be used, with the reason.
+#[derive(Debug)]
+pub struct InputError {
+    pub path: String,
+    pub message: String,
+}
+
+impl std::fmt::Display for InputError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.path, self.message)
+    }
+}
+
+/// Expands PATH arguments: files as given, directories recursively (`.py`, `.js`, `.mjs`,
+/// `.cjs`, sorted, skipping hidden entries and dependency folders), `-` as stdin.
+/// `language` overrides detection by extension (and, in directories, selects the files).
+pub fn collect_inputs(
+    paths: &[String],
+    language: Option<Language>,
+) -> (Vec<Input>, Vec<InputError>) {
+    let mut inputs = Vec::new();
+    let mut errors = Vec::new();
+    for arg in paths {
+        if arg == "-" {
+            inputs.push(Input {
+                path: "-".into(),
+                language: language.unwrap_or(Language::Python),
+                origin: Origin::Stdin,
+            });
+            continue;
+        }
+        let path = Path::new(arg);
+        if path.is_dir() {
+            walk_directory(path, language, &mut inputs, &mut errors);
+        } else if path.exists() {
+            match language.or_else(|| Language::from_path(path)) {
+                Some(language) => inputs.push(Input {
+                    path: arg.clone(),
+                    language,
+                    origin: Origin::File(path.to_path_buf()),
+                }),
+                None => errors.push(InputError {
+                    path: arg.clone(),
+                    message: "cannot tell the language from the extension; pass --language python or --language javascript".into(),
+                }),
+            }
+        } else {
+            errors.push(InputError {
+                path: arg.clone(),
+                message: "no such file or directory".into(),
+            });
+        }
+    }
+    (inputs, errors)
+}
+
+fn walk_directory(
+    root: &Path,
+    language: Option<Language>,
+    inputs: &mut Vec<Input>,
+    errors: &mut Vec<InputError>,
+) {
+    let mut pending = vec![root.to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        let entries = match std::fs::read_dir(&dir) {
+            Ok(entries) => entries,
+            Err(e) => {
+                errors.push(InputError {
+                    path: dir.display().to_string(),
+                    message: e.to_string(),
+                });
+                continue;
+            }
+        };
+        let mut entries: Vec<_> = entries.filter_map(Result::ok).collect();
+        entries.sort_by_key(|e| e.file_name());
+        let mut subdirs = Vec::new();
+        for entry in entries {
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            if name.starts_with('.') || SKIPPED_DIRECTORIES.contains(&name.as_ref()) {
+                continue;
+            }
+            let path = entry.path();
+            // Symlinks are not followed, so a link cycle cannot loop the walk.
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            if kind.is_dir() {
+                subdirs.push(path);
+            } else if kind.is_file() {
+                if let Some(found) = Language::from_path(&path) {
+                    if language.is_none_or(|l| l == found) {
+                        inputs.push(Input {
+                            path: path.display().to_string(),
+                            language: found,
+                            origin: Origin::File(path),
+                        });
+                    }
+                }
+            }
+        }
+        pending.extend(subdirs.into_iter().rev());
+    }
+}
+
+impl Input {
+    /// Reads the snippet's bytes (stdin at most once).
+    pub fn read(&self) -> std::io::Result<Vec<u8>> {
+        match &self.origin {
+            Origin::File(path) => std::fs::read(path),
+            Origin::Stdin => {
+                let mut bytes = Vec::new();
+                std::io::stdin().read_to_end(&mut bytes)?;
+                Ok(bytes)
+            }
+        }
+    }
+}
+
+/// Analyzes and judges one snippet.
+pub fn lint_source(policy: &Policy, path: &str, language: Language, bytes: &[u8]) -> FileReport {
+    let analysis = analyze(language, bytes);
+    let judgement = policy.judge(&analysis);
+    FileReport {
+        path: path.to_owned(),
+        language,
+        verdict: judgement.verdict,
+        findings: judgement.findings,
+        source: analysis.source().to_owned(),
+    }
+}
+
+/// Counts for the closing summary.
+#[derive(Debug, Default, serde::Serialize)]
+pub struct Summary {
+    pub files: usize,
+    pub allowed: usize,
+    pub warned: usize,
+    pub denied: usize,
+    pub findings: usize,
+    pub errors: usize,
+}
+
+impl Summary {
+    pub fn of(reports: &[FileReport], errors: usize) -> Summary {
+        let count = |v: Verdict| reports.iter().filter(|r| r.verdict == v).count();
+        Summary {
+            files: reports.len(),
+            allowed: count(Verdict::Allow),
+            warned: count(Verdict::Warn),
+            denied: count(Verdict::Deny),
+            findings: reports.iter().map(|r| r.findings.len()).sum(),
+            errors,
+        }
+    }
+}

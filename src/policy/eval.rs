@@ -1,0 +1,227 @@
+//! Judging an analysis against a policy: which rules match which facts, and the verdict.
+
+use serde::Serialize;
+
+use super::{Action, Matcher, Policy, Rule, Severity};
+use crate::analysis::{Analysis, FactKind, Span};
+
+/// The outcome for a snippet: the strongest action among its findings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    Allow,
+    Warn,
+    Deny,
+}
+
+impl Verdict {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Allow => "allow",
+            Verdict::Warn => "warn",
+            Verdict::Deny => "deny",
+        }
+    }
+}
+
+/// One rule matched at one place.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct Finding {
+    pub rule: String,
+    pub severity: Severity,
+    pub action: Action,
+    /// What the agent should do instead (the rule's message).
+    pub message: String,
+    /// What matched, e.g. "calls `os.system`".
+    pub detail: String,
+    /// 1-based.
+    pub line: usize,
+    /// 1-based, in characters.
+    pub column: usize,
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub span: Option<Span>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Judgement {
+    pub verdict: Verdict,
+    pub findings: Vec<Finding>,
+}
+
+impl Policy {
+    /// Applies every rule for the analysis's language to its facts. One finding per rule and
+    /// line; findings in source order.
+    pub fn judge(&self, analysis: &Analysis) -> Judgement {
+        let mut findings = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        for rule in self
+            .rules
+            .iter()
+            .filter(|r| r.languages.contains(&analysis.language))
+        {
+            let mut hit = |span: Span, detail: String| {
+                if seen.insert((rule.id.as_str(), span.start_byte)) {
+                    findings.push(finding(rule, span, detail));
+                }
+            };
+            for fact in &analysis.facts {
+                if let Some(detail) = matches(&rule.matcher, &fact.kind) {
+                    hit(fact.span, detail);
+                }
+            }
+            if let Some(query) = &rule.matcher.query {
+                match analysis.query(query) {
+                    Ok(spans) => {
+                        for span in spans {
+                            hit(span, "matches the rule's tree-sitter query".to_owned());
+                        }
+                    }
+                    Err(limit) => hit(
+                        Span {
+                            start_byte: 0,
+                            end_byte: 0,
+                            line: 1,
+                            column: 1,
+                        },
+                        format!("the rule's query could not finish: {limit}"),
+                    ),
+                }
+            }
+        }
+        findings.sort_by(|a, b| (a.line, a.column, &a.rule).cmp(&(b.line, b.column, &b.rule)));
+        // One finding per rule and line: `open("/etc/passwd")` is one problem, not a call and
+        // a string.
+        let mut reported = std::collections::HashSet::new();
+        findings.retain(|f| reported.insert((f.rule.clone(), f.line)));
+        let verdict = findings
+            .iter()
+            .map(|f| match f.action {
+                Action::Deny => Verdict::Deny,
+                Action::Warn => Verdict::Warn,
+                Action::Audit => Verdict::Allow,
+            })
+            .max()
+            .unwrap_or(Verdict::Allow);
+        Judgement { verdict, findings }
+    }
+}
+
+fn finding(rule: &Rule, span: Span, detail: String) -> Finding {
+    Finding {
+        rule: rule.id.clone(),
+        severity: rule.severity,
+        action: rule.action,
+        message: rule.message.clone(),
+        detail,
+        line: span.line,
+        column: span.column,
+        span: Some(span),
+    }
+}
+
+/// Why `fact` matches `matcher`, if it does.
+fn matches(m: &Matcher, fact: &FactKind) -> Option<String> {
+    match fact {
+        FactKind::Import { module } => m
+            .modules
+            .iter()
+            .any(|p| p.matches(module))
+            .then(|| format!("imports `{module}`")),
+        FactKind::Use {
+            name,
+            called,
+            first_arg,
+        } => {
+            if m.names.iter().any(|p| p.matches(name)) {
+                let verb = if *called { "calls" } else { "uses" };
+                return Some(format!("{verb} `{name}`"));
+            }
+            if !*called || !m.calls.iter().any(|p| p.matches(name)) {
+                return None;
+            }
+            match (&m.arguments, first_arg) {
+                (None, _) => Some(format!("calls `{name}`")),
+                (Some(pattern), Some(arg)) => {
+                    let exempt = m.arguments_except.as_ref().is_some_and(|e| e.is_match(arg));
+                    (pattern.is_match(arg) && !exempt)
+                        .then(|| format!("calls `{name}` with {arg:?}"))
+                }
+                (Some(_), None) => None,
+            }
+        }
+        FactKind::Dynamic { kind, detail } => m
+            .dynamic
+            .contains(kind)
+            .then(|| format!("{kind}: {detail}")),
+        FactKind::Literal { value } => m
+            .strings
+            .iter()
+            .any(|r| r.is_match(value))
+            .then(|| format!("string {:?}", truncate(value, 80))),
+    }
+}
+
+fn truncate(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::analysis::{Language, analyze};
+    use crate::policy::load;
+
+    fn verdict(policy: &str, language: Language, code: &str) -> super::Verdict {
+        load(policy)
+            .unwrap()
+            .judge(&analyze(language, code.as_bytes()))
+            .verdict
+    }
+
+    #[test]
+    fn presets_give_the_promised_verdicts() {
+        use super::Verdict::*;
+        let py = Language::Python;
+        assert_eq!(verdict("standard", py, "import os\nos.system('id')"), Deny);
+        assert_eq!(
+            verdict("permissive", py, "import os\nos.system('id')"),
+            Allow
+        );
+        assert_eq!(verdict("standard", py, "import socket"), Warn);
+        assert_eq!(verdict("strict", py, "import socket"), Deny);
+        assert_eq!(verdict("strict", py, "print(sum(range(10)))"), Allow);
+        assert_eq!(verdict("strict", py, "open('/etc/passwd').read()"), Deny);
+        assert_eq!(
+            verdict("strict", py, "open('data.csv', 'w').write('x')"),
+            Allow
+        );
+        assert_eq!(verdict("strict", py, "open('/work/out.txt', 'w')"), Allow);
+        assert_eq!(verdict("strict", py, "open('/tmp/../etc/shadow')"), Deny);
+        assert_eq!(verdict("strict", py, "open('../secret')"), Deny);
+        let js = Language::JavaScript;
+        assert_eq!(
+            verdict("standard", js, "require('child_process').exec('id')"),
+            Deny
+        );
+        assert_eq!(
+            verdict("standard", js, "console.log(process.env.HOME)"),
+            Warn
+        );
+        assert_eq!(
+            verdict("strict", js, "console.log([1,2].map(x => x * 2))"),
+            Allow
+        );
+    }
+
+    #[test]
+    fn findings_carry_rule_message_and_position() {
+        let policy = load("standard").unwrap();
+        let judgement = policy.judge(&analyze(Language::Python, b"x = 1\nimport subprocess\n"));
+        let f = &judgement.findings[0];
+        assert_eq!((f.rule.as_str(), f.line, f.column), ("process-exec", 2, 8));
+        assert!(f.message.contains("Do the work in the"));
+    }
+}

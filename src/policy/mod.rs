@@ -1,0 +1,169 @@
+//! Policies: YAML rules judged against the analyzer's facts, plus the sandbox limits.
+//!
+//! The policy sees facts, never syntax trees (raw queries are run by the analysis module on
+//! its behalf), and it knows nothing about containers: it hands [`Limits`] to whoever runs code.
+
+mod eval;
+mod load;
+pub mod model;
+
+use std::time::Duration;
+
+use regex::Regex;
+use sha2::{Digest, Sha256};
+
+use crate::analysis::{DynamicKind, Language, RawQuery};
+pub use eval::{Finding, Judgement, Verdict};
+pub use load::{DEFAULT_POLICY, PRESETS, PolicyError, format_size, load, load_str, parse_size};
+pub use model::{Action, Network, RuleDocs, Severity};
+
+/// A loaded, validated policy.
+#[derive(Debug)]
+pub struct Policy {
+    pub name: String,
+    pub description: String,
+    /// Where it was loaded from: a path, or `<preset NAME>`.
+    pub origin: String,
+    /// SHA-256 of the policy text and everything it extends, for audit records.
+    pub digest: String,
+    pub limits: Limits,
+    pub rules: Vec<Rule>,
+}
+
+impl Policy {
+    pub fn rule(&self, id: &str) -> Option<&Rule> {
+        self.rules.iter().find(|r| r.id == id)
+    }
+}
+
+/// Resource limits for one execution, in concrete units.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Limits {
+    pub memory_bytes: u64,
+    pub cpus: f64,
+    pub pids: u32,
+    pub timeout: Duration,
+    /// Cap on each of stdout and stderr.
+    pub output_bytes: u64,
+    pub tmpfs_bytes: u64,
+    pub network: Network,
+    /// Container runtime; `None` is the engine's default.
+    pub runtime: Option<String>,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            memory_bytes: 512 << 20,
+            cpus: 1.0,
+            pids: 128,
+            timeout: Duration::from_secs(30),
+            output_bytes: 1 << 20,
+            tmpfs_bytes: 64 << 20,
+            network: Network::None,
+            runtime: None,
+        }
+    }
+}
+
+#[derive(Debug)]
+pub struct Rule {
+    pub id: String,
+    pub languages: Vec<Language>,
+    pub severity: Severity,
+    pub action: Action,
+    pub message: String,
+    pub docs: RuleDocs,
+    pub matcher: Matcher,
+}
+
+/// A rule's compiled `match` section.
+#[derive(Debug)]
+pub struct Matcher {
+    pub modules: Vec<NamePattern>,
+    pub names: Vec<NamePattern>,
+    pub calls: Vec<NamePattern>,
+    pub arguments: Option<Regex>,
+    pub arguments_except: Option<Regex>,
+    pub dynamic: Vec<DynamicKind>,
+    pub strings: Vec<Regex>,
+    pub query: Option<RawQuery>,
+}
+
+impl Matcher {
+    fn is_empty(&self) -> bool {
+        self.modules.is_empty()
+            && self.names.is_empty()
+            && self.calls.is_empty()
+            && self.dynamic.is_empty()
+            && self.strings.is_empty()
+            && self.query.is_none()
+    }
+}
+
+/// A glob over dotted names: `*` stays within one part, `**` crosses parts, and a pattern also
+/// matches every name under it (`os.exec*` matches `os.execv` and `os.execv.__call__`).
+#[derive(Debug)]
+pub struct NamePattern {
+    pub text: String,
+    regex: Regex,
+}
+
+impl NamePattern {
+    pub fn new(glob: &str) -> NamePattern {
+        let mut pattern = String::from("^");
+        let mut chars = glob.chars().peekable();
+        while let Some(c) = chars.next() {
+            match c {
+                '*' if chars.peek() == Some(&'*') => {
+                    chars.next();
+                    pattern.push_str(".*");
+                }
+                '*' => pattern.push_str("[^.]*"),
+                '?' => pattern.push_str("[^.]"),
+                other => pattern.push_str(&regex::escape(&other.to_string())),
+            }
+        }
+        pattern.push_str(r"(\..*)?$");
+        NamePattern {
+            text: glob.to_owned(),
+            regex: Regex::new(&pattern).expect("an escaped glob is a valid regex"),
+        }
+    }
+
+    pub fn matches(&self, name: &str) -> bool {
+        self.regex.is_match(name)
+    }
+}
+
+/// SHA-256, hex, of texts joined with a separator that cannot occur in them.
+pub(crate) fn digest<'a>(texts: impl Iterator<Item = &'a str>) -> String {
+    let mut hasher = Sha256::new();
+    for text in texts {
+        hasher.update(text.as_bytes());
+        hasher.update([0u8]);
+    }
+    hasher
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn name_patterns() {
+        let p = NamePattern::new("os.exec*");
+        assert!(p.matches("os.execvp"));
+        assert!(p.matches("os.execv.__call__"));
+        assert!(!p.matches("os.path.exec"));
+        assert!(!p.matches("osx.exec"));
+        assert!(NamePattern::new("subprocess").matches("subprocess.run"));
+        assert!(!NamePattern::new("subprocess").matches("subprocessing"));
+        assert!(NamePattern::new("fs/promises.*").matches("fs/promises.readFile"));
+        assert!(NamePattern::new("a.**").matches("a.b.c"));
+    }
+}

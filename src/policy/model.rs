@@ -1,0 +1,175 @@
+//! The policy file format, as serde types. The JSON Schema for editors is generated from these
+//! (`sandbox-lint --print-schema`), so the schema and the loader cannot disagree.
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::analysis::{DynamicKind, Language};
+
+/// A policy file: a name, limits for the sandbox, and rules judged against the analyzer's facts.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(title = "code-sandbox-mcp policy")]
+pub struct PolicyFile {
+    /// Short name, shown in findings and audit records.
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    /// A preset (`strict`, `standard`, `permissive`) or a path, relative to this file, whose
+    /// limits and rules this policy starts from.
+    pub extends: Option<String>,
+    #[serde(default)]
+    pub limits: LimitsFile,
+    /// New rules, or complete replacements of inherited rules with the same id.
+    #[serde(default)]
+    pub rules: Vec<RuleFile>,
+    /// Changes the action of inherited rules: `network-access: deny`.
+    #[serde(default)]
+    pub actions: BTreeMap<String, Action>,
+    /// Removes inherited rules by id.
+    #[serde(default)]
+    pub disable: Vec<String>,
+}
+
+/// Sandbox limits. Each unset field keeps the inherited (or built-in default) value.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LimitsFile {
+    /// Memory, swap included: `512MiB`, `1GiB`.
+    #[schemars(regex(pattern = r"^\d+(\.\d+)?\s*([KMGT]i?B?|B)?$"))]
+    pub memory: Option<String>,
+    /// CPU share, in cores: `0.5`, `2`.
+    pub cpus: Option<f64>,
+    /// Most processes and threads at once.
+    pub pids: Option<u32>,
+    /// Wall-clock time before the container is killed: `30s`, `2m`.
+    pub timeout: Option<String>,
+    /// Cap on each of stdout and stderr: `1MiB`.
+    pub output_bytes: Option<String>,
+    /// Size of the writable work dir: `64MiB`.
+    pub tmpfs_size: Option<String>,
+    pub network: Option<Network>,
+    /// Container runtime, e.g. `runsc` for gVisor. Unset: the engine's default.
+    pub runtime: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Network {
+    /// No network interface but loopback.
+    None,
+}
+
+/// One rule.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RuleFile {
+    /// Lower-case words joined by hyphens: `process-exec`.
+    #[schemars(regex(pattern = r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$"))]
+    pub id: String,
+    #[serde(default = "all_languages")]
+    pub languages: Vec<Language>,
+    pub severity: Severity,
+    pub action: Action,
+    /// Shown to the agent: what to do instead.
+    pub message: String,
+    #[serde(rename = "match")]
+    pub matcher: MatchFile,
+    /// The reviewer's documentation, shown by `sandbox-lint --explain`.
+    pub docs: RuleDocs,
+}
+
+fn all_languages() -> Vec<Language> {
+    Language::ALL.to_vec()
+}
+
+/// What a rule matches. A rule matches a fact when any of its keys does. Names are dotted
+/// qualified names after alias resolution; a pattern also matches everything under it
+/// (`subprocess` matches `subprocess.run`); `*` matches within one dotted part, `**` across.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MatchFile {
+    /// Modules imported: `subprocess`, `child_process`.
+    #[serde(default)]
+    pub modules: Vec<String>,
+    /// Names used in any way (called, passed, assigned): `os.system`, `os.exec*`.
+    #[serde(default)]
+    pub names: Vec<String>,
+    /// Names called; narrowed by `arguments` when given.
+    #[serde(default)]
+    pub calls: Vec<String>,
+    /// Regex the call's first argument (a constant string) must match for `calls` to match.
+    pub arguments: Option<String>,
+    /// Regex of first arguments exempted from `arguments`.
+    pub arguments_except: Option<String>,
+    /// Constructs the analyzer could not resolve or flags as dangerous.
+    #[serde(default)]
+    pub dynamic: Vec<DynamicKind>,
+    /// Regexes searched in string constants (after folding).
+    #[serde(default)]
+    pub strings: Vec<String>,
+    /// A raw tree-sitter query (for one language only); captures named `@match` are reported.
+    pub query: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RuleDocs {
+    /// Why the rule exists: the risk it stops.
+    pub why: String,
+    /// Code the rule catches.
+    pub example: String,
+    /// What to write instead.
+    pub instead: String,
+}
+
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Low,
+    Medium,
+    High,
+    Critical,
+}
+
+/// What a match does: `deny` stops the run, `warn` runs and reports, `audit` runs and records.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Action {
+    Audit,
+    Warn,
+    Deny,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Low => "low",
+            Severity::Medium => "medium",
+            Severity::High => "high",
+            Severity::Critical => "critical",
+        }
+    }
+}
+
+impl Action {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Action::Audit => "audit",
+            Action::Warn => "warn",
+            Action::Deny => "deny",
+        }
+    }
+}
+
+/// The JSON Schema of policy files.
+pub fn json_schema() -> String {
+    let schema = schemars::schema_for!(PolicyFile);
+    serde_json::to_string_pretty(&schema).expect("a schema serializes") + "\n"
+}

@@ -21,7 +21,7 @@ pub const MAX_FOLDED_LEN: usize = 4096;
 pub struct Collector<'s> {
     lines: LineIndex<'s>,
     facts: Vec<Fact>,
-    seen: HashSet<(usize, usize, String)>,
+    seen: HashSet<(usize, usize, FactKind)>,
     limited: bool,
 }
 
@@ -45,8 +45,10 @@ impl<'s> Collector<'s> {
     }
 
     pub fn push_at(&mut self, span: Span, kind: FactKind) {
-        let key = (span.start_byte, span.end_byte, format!("{kind:?}"));
-        if !self.seen.insert(key) {
+        if !self
+            .seen
+            .insert((span.start_byte, span.end_byte, kind.clone()))
+        {
             return;
         }
         if self.facts.len() >= MAX_FACTS {
@@ -196,17 +198,45 @@ pub fn walk<'t>(root: Node<'t>, mut visit: impl FnMut(Node<'t>)) {
     }
 }
 
-/// Each node's parent, found in one walk. tree-sitter's own `Node::parent` searches down from
-/// the root, which makes deeply nested input quadratic.
-pub struct Parents<'t>(HashMap<usize, Node<'t>>);
+/// Hashes tree-sitter node ids (addresses) with one multiplication: SipHash costs more than
+/// the analysis itself on small snippets, and these keys are not attacker-chosen strings.
+#[derive(Default, Clone, Copy)]
+pub struct IdHasher(u64);
 
-impl<'t> Parents<'t> {
-    pub fn of_tree(root: Node<'t>) -> Self {
-        let mut parents = HashMap::new();
+impl std::hash::Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+    fn write_usize(&mut self, n: usize) {
+        self.0 = (n as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+
+/// A map keyed by node id.
+pub type IdMap<V> = HashMap<usize, V, std::hash::BuildHasherDefault<IdHasher>>;
+
+/// The tree flattened once into pre-order, with each node's parent. Later passes iterate the
+/// list instead of walking cursors again, and tree-sitter's own `Node::parent` (which searches
+/// down from the root, making deep input quadratic) is never needed.
+pub struct FlatTree<'t> {
+    pub nodes: Vec<Node<'t>>,
+    parents: IdMap<Node<'t>>,
+}
+
+impl<'t> FlatTree<'t> {
+    pub fn of(root: Node<'t>) -> Self {
+        let mut nodes = Vec::new();
+        let mut parents = IdMap::default();
         let mut stack: Vec<Node<'t>> = Vec::new();
         let mut cursor = root.walk();
         loop {
             let node = cursor.node();
+            nodes.push(node);
             if let Some(parent) = stack.last() {
                 parents.insert(node.id(), *parent);
             }
@@ -219,15 +249,24 @@ impl<'t> Parents<'t> {
                     break;
                 }
                 if !cursor.goto_parent() {
-                    return Parents(parents);
+                    return FlatTree { nodes, parents };
                 }
                 stack.pop();
             }
         }
     }
 
-    pub fn of(&self, node: Node<'t>) -> Option<Node<'t>> {
-        self.0.get(&node.id()).copied()
+    pub fn parent(&self, node: Node<'t>) -> Option<Node<'t>> {
+        self.parents.get(&node.id()).copied()
+    }
+
+    /// The nodes of the given kinds, in source order.
+    pub fn of_kinds(&self, kinds: &[&str]) -> Vec<Node<'t>> {
+        self.nodes
+            .iter()
+            .copied()
+            .filter(|n| kinds.contains(&n.kind()))
+            .collect()
     }
 }
 

@@ -82,7 +82,7 @@ pub struct Fact {
     pub span: Span,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 #[serde(tag = "fact", rename_all = "kebab-case")]
 pub enum FactKind {
     /// A module is loaded: `import os`, `require('node:fs')`, `__import__('o' + 's')`.

@@ -6,12 +6,10 @@
 //! `global`, `window` or `self`; all of these resolve to the same name. Unlike Python, JS does
 //! not NFKC-normalize identifiers, so neither do we.
 
-use std::collections::HashMap;
-
 use tree_sitter::Node;
 
 use super::collect::{
-    Bindings, Collector, MAX_EXPR_DEPTH, MAX_FOLDED_LEN, Parents, arguments, dedup_capped,
+    Bindings, Collector, FlatTree, IdMap, MAX_EXPR_DEPTH, MAX_FOLDED_LEN, arguments, dedup_capped,
     is_under, named_children, qualify, text, walk,
 };
 use super::facts::{DynamicKind, FactKind};
@@ -91,6 +89,14 @@ const ALLOCATING: &[&str] = &[
     "BigUint64Array",
 ];
 
+/// Node kinds that bind names.
+const BINDING_KINDS: [&str; 4] = [
+    "import_statement",
+    "variable_declarator",
+    "assignment_expression",
+    "assignment_pattern",
+];
+
 pub(super) fn analyze<'t>(
     root: Node<'t>,
     source: &str,
@@ -100,18 +106,25 @@ pub(super) fn analyze<'t>(
     let mut js = JavaScript {
         source,
         bindings: Bindings::default(),
-        memo: HashMap::new(),
+        memo: IdMap::default(),
+        folds: IdMap::default(),
         too_deep: None,
-        parents: Parents::of_tree(root),
+        tree: FlatTree::of(root),
     };
+    let binding_nodes = js.tree.of_kinds(&BINDING_KINDS);
     for _ in 0..4 {
         js.memo.clear();
-        if !js.collect_bindings(root) {
+        js.folds.clear();
+        if !js.collect_bindings(&binding_nodes) {
             break;
         }
     }
     js.memo.clear();
-    walk(root, |node| js.report(node, out, nested));
+    js.folds.clear();
+    for i in 0..js.tree.nodes.len() {
+        let node = js.tree.nodes[i];
+        js.report(node, out, nested);
+    }
     if let Some(node) = js.too_deep {
         out.too_deep(node);
     }
@@ -144,9 +157,13 @@ fn canonical(name: String) -> String {
 struct JavaScript<'s, 't> {
     source: &'s str,
     bindings: Bindings,
-    memo: HashMap<usize, Vec<String>>,
+    memo: IdMap<Vec<String>>,
+    /// Memoized folds. Like `memo`, this also keeps results cut short by the depth limit:
+    /// a cutoff is reported as an analysis limit anyway, and recomputing would make deep
+    /// chains quadratic.
+    folds: IdMap<Option<String>>,
     too_deep: Option<Node<'t>>,
-    parents: Parents<'t>,
+    tree: FlatTree<'t>,
 }
 
 impl<'s, 't> JavaScript<'s, 't> {
@@ -161,16 +178,25 @@ impl<'s, 't> JavaScript<'s, 't> {
 
     // ---- pass 1: bindings -------------------------------------------------------------------
 
-    fn collect_bindings(&mut self, root: Node<'t>) -> bool {
+    fn collect_bindings(&mut self, nodes: &[Node<'t>]) -> bool {
         let mut changed = false;
-        walk(root, |node| match node.kind() {
+        for &node in nodes {
+            changed |= self.bind_node(node);
+        }
+        changed
+    }
+
+    /// Records the bindings one node makes; returns true if anything new was learned.
+    fn bind_node(&mut self, node: Node<'t>) -> bool {
+        let mut changed = false;
+        match node.kind() {
             "import_statement" => {
                 let Some(module) = node
                     .child_by_field_name("source")
                     .and_then(|s| self.fold(s, 0))
                     .map(|s| normalize_module(&s))
                 else {
-                    return;
+                    return changed;
                 };
                 for clause in named_children(node)
                     .into_iter()
@@ -227,7 +253,7 @@ impl<'s, 't> JavaScript<'s, 't> {
                 }
             }
             _ => {}
-        });
+        }
         changed
     }
 
@@ -440,7 +466,17 @@ impl<'s, 't> JavaScript<'s, 't> {
             self.too_deep.get_or_insert(node);
             return None;
         }
-        let depth = depth + 1;
+        if let Some(hit) = self.folds.get(&node.id()) {
+            return hit.clone();
+        }
+        let value = self
+            .fold_uncached(node, depth + 1)
+            .filter(|v| v.len() <= MAX_FOLDED_LEN);
+        self.folds.insert(node.id(), value.clone());
+        value
+    }
+
+    fn fold_uncached(&mut self, node: Node<'t>, depth: usize) -> Option<String> {
         let value = match node.kind() {
             "string" => Some(
                 named_children(node)
@@ -488,7 +524,7 @@ impl<'s, 't> JavaScript<'s, 't> {
             "call_expression" => self.fold_call(node, depth),
             _ => None,
         };
-        value.filter(|v| v.len() <= MAX_FOLDED_LEN)
+        value
     }
 
     fn fold_call(&mut self, node: Node<'t>, depth: usize) -> Option<String> {
@@ -645,7 +681,7 @@ impl<'s, 't> JavaScript<'s, 't> {
             }
             "variable_declarator" | "assignment_expression" => self.report_destructuring(node, out),
             "identifier" | "shorthand_property_identifier" => {
-                if is_reference(node, self.parents.of(node)) && self.is_maximal(node) {
+                if is_reference(node, self.tree.parent(node)) && self.is_maximal(node) {
                     for meaning in self.resolve(node, 0) {
                         self.report_use(node, meaning, false, None, out);
                     }
@@ -788,7 +824,7 @@ impl<'s, 't> JavaScript<'s, 't> {
     }
 
     fn is_maximal(&mut self, node: Node<'t>) -> bool {
-        let Some(parent) = self.parents.of(node) else {
+        let Some(parent) = self.tree.parent(node) else {
             return true;
         };
         let continues = match parent.kind() {

@@ -7,14 +7,12 @@
 //! that stay dynamic. References count, not just calls: `f = eval` is reported where `eval` is
 //! named, so no chain of re-bindings the resolver cannot follow can hide a sink.
 
-use std::collections::HashMap;
-
 use tree_sitter::Node;
 use unicode_normalization::UnicodeNormalization;
 
 use super::collect::{
-    Bindings, Collector, MAX_EXPR_DEPTH, MAX_FOLDED_LEN, Parents, arguments, dedup_capped,
-    named_children, qualify, text, walk,
+    Bindings, Collector, FlatTree, IdMap, MAX_EXPR_DEPTH, MAX_FOLDED_LEN, arguments, dedup_capped,
+    named_children, qualify, text,
 };
 use super::facts::{DynamicKind, FactKind};
 use super::text::{base64_text, decode_python_escapes, hex_text, rot13};
@@ -134,6 +132,16 @@ const ALLOCATING_CALLS: &[&str] = &[
 /// Marker meaning "the module's global namespace" (`globals()`, `vars()`).
 const GLOBALS: &str = "<globals>";
 
+/// Node kinds that bind names.
+const BINDING_KINDS: [&str; 6] = [
+    "import_statement",
+    "import_from_statement",
+    "assignment",
+    "named_expression",
+    "default_parameter",
+    "typed_default_parameter",
+];
+
 pub(super) fn analyze<'t>(
     root: Node<'t>,
     source: &str,
@@ -144,18 +152,25 @@ pub(super) fn analyze<'t>(
         source,
         bindings: Bindings::default(),
         star_modules: Vec::new(),
-        memo: HashMap::new(),
+        memo: IdMap::default(),
+        folds: IdMap::default(),
         too_deep: None,
-        parents: Parents::of_tree(root),
+        tree: FlatTree::of(root),
     };
+    let binding_nodes = py.tree.of_kinds(&BINDING_KINDS);
     for _ in 0..4 {
         py.memo.clear();
-        if !py.collect_bindings(root) {
+        py.folds.clear();
+        if !py.collect_bindings(&binding_nodes) {
             break;
         }
     }
     py.memo.clear();
-    walk(root, |node| py.report(node, out, nested));
+    py.folds.clear();
+    for i in 0..py.tree.nodes.len() {
+        let node = py.tree.nodes[i];
+        py.report(node, out, nested);
+    }
     if let Some(node) = py.too_deep {
         out.too_deep(node);
     }
@@ -165,9 +180,13 @@ struct Python<'s, 't> {
     source: &'s str,
     bindings: Bindings,
     star_modules: Vec<String>,
-    memo: HashMap<usize, Vec<String>>,
+    memo: IdMap<Vec<String>>,
+    /// Memoized folds. Like `memo`, this also keeps results cut short by the depth limit:
+    /// a cutoff is reported as an analysis limit anyway, and recomputing would make deep
+    /// chains quadratic.
+    folds: IdMap<Option<String>>,
     too_deep: Option<Node<'t>>,
-    parents: Parents<'t>,
+    tree: FlatTree<'t>,
 }
 
 /// Python identifiers are compared after NFKC normalization, as the interpreter does:
@@ -209,9 +228,18 @@ impl<'s, 't> Python<'s, 't> {
     // ---- pass 1: bindings -------------------------------------------------------------------
 
     /// Records every binding in the tree; returns true if anything new was learned.
-    fn collect_bindings(&mut self, root: Node<'t>) -> bool {
+    fn collect_bindings(&mut self, nodes: &[Node<'t>]) -> bool {
         let mut changed = false;
-        walk(root, |node| match node.kind() {
+        for &node in nodes {
+            changed |= self.bind_node(node);
+        }
+        changed
+    }
+
+    /// Records the bindings one node makes; returns true if anything new was learned.
+    fn bind_node(&mut self, node: Node<'t>) -> bool {
+        let mut changed = false;
+        match node.kind() {
             "import_statement" => {
                 for name in children_by_field(node, "name") {
                     let (local, meaning) = match name.kind() {
@@ -236,7 +264,7 @@ impl<'s, 't> Python<'s, 't> {
             }
             "import_from_statement" => {
                 let Some(module) = self.from_module(node) else {
-                    return;
+                    return changed;
                 };
                 let mut cursor = node.walk();
                 for child in node.named_children(&mut cursor) {
@@ -279,7 +307,7 @@ impl<'s, 't> Python<'s, 't> {
                 }
             }
             _ => {}
-        });
+        }
         changed
     }
 
@@ -468,7 +496,17 @@ impl<'s, 't> Python<'s, 't> {
             self.too_deep.get_or_insert(node);
             return None;
         }
-        let depth = depth + 1;
+        if let Some(hit) = self.folds.get(&node.id()) {
+            return hit.clone();
+        }
+        let value = self
+            .fold_uncached(node, depth + 1)
+            .filter(|v| v.len() <= MAX_FOLDED_LEN);
+        self.folds.insert(node.id(), value.clone());
+        value
+    }
+
+    fn fold_uncached(&mut self, node: Node<'t>, depth: usize) -> Option<String> {
         let value = match node.kind() {
             "string" => self.fold_string(node, depth),
             "concatenated_string" => {
@@ -511,7 +549,7 @@ impl<'s, 't> Python<'s, 't> {
             "call" => self.fold_call(node, depth),
             _ => None,
         };
-        value.filter(|v| v.len() <= MAX_FOLDED_LEN)
+        value
     }
 
     fn fold_string(&mut self, node: Node<'t>, depth: usize) -> Option<String> {
@@ -692,7 +730,7 @@ impl<'s, 't> Python<'s, 't> {
                 }
             }
             "identifier" => {
-                if is_reference(node, self.parents.of(node)) && self.is_maximal(node) {
+                if is_reference(node, self.tree.parent(node)) && self.is_maximal(node) {
                     let name = normalize(self.text(node));
                     if name == "__builtins__" {
                         out.dynamic(node, DynamicKind::Introspection, "`__builtins__` reached");
@@ -727,8 +765,8 @@ impl<'s, 't> Python<'s, 't> {
                 }
                 if node.kind() == "string"
                     && self
-                        .parents
-                        .of(node)
+                        .tree
+                        .parent(node)
                         .is_some_and(|p| p.kind() == "concatenated_string")
                 {
                     return;
@@ -751,7 +789,7 @@ impl<'s, 't> Python<'s, 't> {
     /// True unless the enclosing chain (`x.attr`, `x[k]`, `x(...)`) resolves and so reports
     /// the longer name itself.
     fn is_maximal(&mut self, node: Node<'t>) -> bool {
-        let Some(parent) = self.parents.of(node) else {
+        let Some(parent) = self.tree.parent(node) else {
             return true;
         };
         let continues = match parent.kind() {

@@ -176,6 +176,45 @@ pub fn lint_source(policy: &Policy, path: &str, language: Language, bytes: &[u8]
     }
 }
 
+/// Reads and judges every input, spread over the machine's cores (files are independent);
+/// reports come back in input order.
+pub fn lint_all(policy: &Policy, inputs: &[Input]) -> (Vec<FileReport>, Vec<InputError>) {
+    let lint_one = |input: &Input| match input.read() {
+        Ok(bytes) => Ok(lint_source(policy, &input.path, input.language, &bytes)),
+        Err(e) => Err(InputError {
+            path: input.path.clone(),
+            message: e.to_string(),
+        }),
+    };
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(inputs.len().max(1));
+    let chunk = inputs.len().div_ceil(threads).max(1);
+    let results: Vec<Result<FileReport, InputError>> = if threads <= 1 {
+        inputs.iter().map(lint_one).collect()
+    } else {
+        std::thread::scope(|scope| {
+            let workers: Vec<_> = inputs
+                .chunks(chunk)
+                .map(|part| scope.spawn(move || part.iter().map(lint_one).collect::<Vec<_>>()))
+                .collect();
+            workers
+                .into_iter()
+                .flat_map(|w| w.join().expect("a lint worker does not panic"))
+                .collect()
+        })
+    };
+    let mut reports = Vec::new();
+    let mut errors = Vec::new();
+    for result in results {
+        match result {
+            Ok(report) => reports.push(report),
+            Err(error) => errors.push(error),
+        }
+    }
+    (reports, errors)
+}
+
 /// Counts for the closing summary.
 #[derive(Debug, Default, serde::Serialize)]
 pub struct Summary {

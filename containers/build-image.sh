@@ -15,6 +15,8 @@
 #     SUITE    Debian release, default bookworm.
 #     DOCKER   docker client, default "docker".
 #     KEEP_TAR set to a path to keep the root filesystem tarball there.
+#     NO_IMPORT set to stop after the tarball (with KEEP_TAR): the gateway imports
+#              it itself through the engine's API.
 #
 # Needs root (mmdebstrap's root mode), mmdebstrap, a running Docker daemon.
 # This script is the reference the Rust `images build` command reproduces:
@@ -62,8 +64,8 @@ start=$(date +%s)
 
 args=(
     # Essential:yes packages plus apt: the smallest set apt can install the
-    # package list into (minbase would add Priority:required extras we do not
-    # use: e.g. e2fsprogs, mount, login, systemd's libraries).
+    # package list into (minbase would add the Priority:required packages
+    # that are not Essential, e.g. e2fsprogs, mount, which a sandbox never uses).
     --variant=apt
     # A plain tar stream, what `docker import` reads.
     --format=tar
@@ -151,9 +153,14 @@ args+=(
     "$suite" "$tarball" "$mirror"
 )
 
-log "running mmdebstrap"
+log "running mmdebstrap ${args[*]@Q}"
 mmdebstrap "${args[@]}"
 log "root filesystem: $(du -h "$tarball" | cut -f1) ($(( $(date +%s) - start )) s so far)"
+
+if [ -n "${NO_IMPORT:-}" ]; then
+    log "root filesystem ready at $tarball"
+    exit 0
+fi
 
 # The image needs no other configuration: the gateway gives user, workdir,
 # command and limits per container. CMD only makes a bare `docker run -i TAG`

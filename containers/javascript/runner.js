@@ -19,7 +19,8 @@
 //              ("0" allowed), at most 16 MiB (16777216)
 //     then exactly <length> bytes: the source code, UTF-8.
 //     Anything else (a header that does not match, too long, not UTF-8, stdin
-//     closed early) -> a "runner: ..." line on stderr, exit status 2, no marker.
+//     closed early), or a runner failure (the waiting process died first, /work
+//     not writable) -> a "runner: ..." line on stderr, exit status 2, no marker.
 //
 //  3. Run as the main program, by Node's own loader, in the waiting process
 //     (whose stdin is /dev/null and whose stdout/stderr are the container's):
@@ -99,6 +100,11 @@ function writeAll(fd, data) {
 // ---------------------------------------------------------------- the child
 
 function runChild() {
+  // Warm-up: create the stdout/stderr streams (Node makes them lazily, on a
+  // program's first console.log) and load the module loader now.
+  void process.stdout;
+  void process.stderr;
+  const { runMain } = require('module');
   // fd 3 is a pipe from the runner: it carries the path of the file to run.
   const net = require('net');
   const control = new net.Socket({ fd: 3, readable: true, writable: false });
@@ -112,7 +118,7 @@ function runChild() {
     // Called with no arguments, runMain loads process.argv[1] as the main
     // module, exactly as `node /work/snippet.js` would; from setImmediate so
     // no runner frame sits under the program's stack traces.
-    setImmediate(require('module').runMain);
+    setImmediate(runMain);
   });
 }
 
@@ -145,6 +151,11 @@ function runRunner() {
     child.kill('SIGKILL');
     process.exit(2);
   }
+
+  // Warm-up of what handling the code needs (ICU's UTF-8 decoder, the
+  // compiler path of isEsm), while the child starts.
+  new TextDecoder('utf-8', { fatal: true }).decode(Buffer.alloc(1));
+  isEsm('');
 
   child.on('error', (err) => fail(`cannot start node: ${err.message}`));
   child.on('exit', (code, signal) => {

@@ -22,7 +22,8 @@
 #     UTF-8 and compiled as text, so a PEP 263 coding cookie has no effect:
 #     Python runs the same characters the analyzer parsed.
 #     Anything else (a header that does not match, too long, not UTF-8, stdin
-#     closed early) -> a "runner: ..." line on stderr, exit status 2, no marker.
+#     closed early, no stdin at all) -> a "runner: ..." line on stderr, exit
+#     status 2, no marker.
 #     After the code is read, stdin is switched to /dev/null, so input() or
 #     sys.stdin.read() in the snippet see end-of-file instead of hanging.
 #
@@ -46,6 +47,7 @@
 #         1    sys.exit("msg") (msg printed to stderr first, as Python does),
 #              or an uncaught exception (usual traceback on stderr, without
 #              the runner's frame), or a syntax error (usual report)
+#         130  an uncaught KeyboardInterrupt (128 + SIGINT, as Python exits)
 #     If the snippet ends the interpreter itself (os._exit, a fatal signal,
 #     the OOM killer) there is no marker: the gateway uses the container's
 #     exit status. A process the snippet forks never writes a marker.
@@ -132,6 +134,8 @@ def _warm_up(bake=False):
 
 def _read_code():
     import re
+    if sys.stdin is None:
+        _fail("no stdin (start the container with -i / OpenStdin)")
     stdin = sys.stdin.buffer
     header = stdin.readline(HEADER_MAX_BYTES)
     if not header:
@@ -212,7 +216,8 @@ def _run(source):
         status = _exit_status(exc)
     except BaseException as exc:
         _report_exception(exc)
-        status = 1
+        # Python dies of SIGINT after an uncaught KeyboardInterrupt.
+        status = 130 if isinstance(exc, KeyboardInterrupt) else 1
     return module, status
 
 

@@ -1,0 +1,173 @@
+//! `code-sandbox-mcp doctor`: checks what the gateway needs on this host and prints the fix for
+//! whatever is missing. It ends by running a probe in a real sandbox to prove the limits hold.
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use code_sandbox_mcp::analysis::Language;
+use code_sandbox_mcp::policy::format_size;
+use code_sandbox_mcp::sandbox::{Engine, Sandbox, images};
+
+use super::SandboxArgs;
+
+/// Reads, inside the sandbox, what the container actually enforces.
+const PROBE: &str = r#"
+import json, os
+def read(*paths):
+    for p in paths:
+        try:
+            return open(p).read().strip()
+        except OSError:
+            pass
+    return None
+status = dict(l.split(":\t", 1) for l in open("/proc/self/status").read().splitlines() if ":\t" in l)
+try:
+    open("/etc/probe", "w"); root_writable = True
+except OSError:
+    root_writable = False
+print(json.dumps({
+    "uid": os.getuid(),
+    "cap_eff": status.get("CapEff", "").strip(),
+    "no_new_privs": status.get("NoNewPrivs", "").strip(),
+    "seccomp": status.get("Seccomp", "").strip(),
+    "memory": read("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"),
+    "pids": read("/sys/fs/cgroup/pids.max", "/sys/fs/cgroup/pids/pids.max"),
+    "interfaces": sorted(os.listdir("/sys/class/net")),
+    "root_writable": root_writable,
+    "work_writable": os.access("/work", os.W_OK),
+}))
+"#;
+
+struct Report {
+    failures: usize,
+}
+
+impl Report {
+    fn ok(&self, what: &str) {
+        println!("ok    {what}");
+    }
+    fn fail(&mut self, what: &str, fix: &str) {
+        self.failures += 1;
+        println!("FAIL  {what}\n      fix: {fix}");
+    }
+    fn note(&self, what: &str) {
+        println!("note  {what}");
+    }
+}
+
+pub async fn doctor(args: &SandboxArgs) -> ExitCode {
+    let mut report = Report { failures: 0 };
+    let policy = match args.load_policy() {
+        Ok(p) => {
+            report.ok(&format!("policy {} loads ({} rules, from {})", p.name, p.rules.len(), p.origin));
+            p
+        }
+        Err(e) => {
+            report.fail(&format!("policy `{}` does not load", args.policy), &e);
+            return ExitCode::from(1);
+        }
+    };
+    let engine = match Engine::connect().await {
+        Ok(engine) => {
+            report.ok(&format!("container engine {} (API {}) at {}", engine.version, engine.api_version, engine.endpoint));
+            engine
+        }
+        Err(e) => {
+            report.fail("no container engine answers", &e.to_string());
+            return ExitCode::from(1);
+        }
+    };
+    match engine.runtimes().await {
+        Ok(runtimes) => report.ok(&format!("runtimes: {}", runtimes.join(", "))),
+        Err(e) => report.fail("cannot list runtimes", &e.to_string()),
+    }
+    if let Err(e) = engine.require_runtime(policy.limits.runtime.as_deref()).await {
+        report.fail(&format!("policy {} asks for a runtime the engine lacks", policy.name), &e.to_string());
+    }
+    let config = match args.config(Language::ALL.to_vec(), 0) {
+        Ok(c) => c,
+        Err(e) => {
+            report.fail("invalid image settings", &e);
+            return ExitCode::from(1);
+        }
+    };
+    let mut have_python = false;
+    for language in Language::ALL {
+        let image = config.image(language);
+        match images::exists(&engine, &image).await {
+            Ok(true) => {
+                report.ok(&format!("{language} image {image} is built"));
+                have_python |= language == Language::Python;
+            }
+            Ok(false) => report.fail(
+                &format!("{language} image {image} is not built"),
+                "run `code-sandbox-mcp images build` (as root; about a minute per image), or start the server, which builds it on first use",
+            ),
+            Err(e) => report.fail(&format!("cannot look up {image}"), &e.to_string()),
+        }
+    }
+    let mmdebstrap = std::process::Command::new("sh").args(["-c", "command -v mmdebstrap"]).output();
+    if mmdebstrap.is_ok_and(|o| o.status.success()) {
+        report.ok("mmdebstrap is installed (images can be built here)");
+    } else {
+        report.note("mmdebstrap is not installed: images cannot be built on this host (apt-get install mmdebstrap)");
+    }
+    if have_python {
+        probe(&mut report, args, &policy).await;
+    }
+    if report.failures == 0 {
+        println!("\nall checks passed");
+        ExitCode::SUCCESS
+    } else {
+        println!("\n{} check(s) failed", report.failures);
+        ExitCode::from(1)
+    }
+}
+
+/// Runs the probe in a sandbox with the policy's limits and compares what it sees.
+async fn probe(report: &mut Report, args: &SandboxArgs, policy: &code_sandbox_mcp::policy::Policy) {
+    let Ok(config) = args.config(vec![Language::Python], 0) else { return };
+    let sandbox = match Sandbox::start(&config, &policy.limits).await {
+        Ok(s) => s,
+        Err(e) => {
+            report.fail("cannot start a sandbox", &e.to_string());
+            return;
+        }
+    };
+    let run = sandbox.run(Language::Python, PROBE, tokio::time::sleep(Duration::from_secs(60))).await;
+    sandbox.shutdown().await;
+    let execution = match run {
+        Ok(e) if e.exit_code == Some(0) => e,
+        Ok(e) => {
+            report.fail("the probe did not run cleanly", &format!("exit {:?}: {}", e.exit_code, e.stderr.trim()));
+            return;
+        }
+        Err(e) => {
+            report.fail("the probe could not run", &e.to_string());
+            return;
+        }
+    };
+    let Ok(seen) = serde_json::from_str::<serde_json::Value>(execution.stdout.trim()) else {
+        report.fail("the probe's output is unreadable", execution.stdout.trim());
+        return;
+    };
+    let limits = &policy.limits;
+    let check = |report: &mut Report, ok: bool, what: String| {
+        if ok {
+            report.ok(&what);
+        } else {
+            report.fail(&what, "the engine did not apply this limit; check its cgroup setup (`docker info` warnings)");
+        }
+    };
+    check(report, seen["uid"] != 0, format!("snippets run as uid {}", seen["uid"]));
+    check(report, seen["cap_eff"] == "0000000000000000", format!("no capabilities (CapEff {})", seen["cap_eff"]));
+    check(report, seen["no_new_privs"] == "1", "no-new-privileges is set".to_owned());
+    check(report, seen["seccomp"] == "2", "a seccomp filter is active".to_owned());
+    check(report, seen["interfaces"] == serde_json::json!(["lo"]), format!("network interfaces: {}", seen["interfaces"]));
+    check(report, seen["root_writable"] == false, "the root filesystem is read-only".to_owned());
+    check(report, seen["work_writable"] == true, "the work dir /work is writable".to_owned());
+    let memory = seen["memory"].as_str().and_then(|m| m.parse::<u64>().ok());
+    check(report, memory == Some(limits.memory_bytes), format!("memory limit {} (policy: {})", memory.map_or("none".into(), format_size), format_size(limits.memory_bytes)));
+    let pids = seen["pids"].as_str().and_then(|p| p.parse::<u32>().ok());
+    check(report, pids == Some(limits.pids), format!("process limit {} (policy: {})", pids.map_or("none".into(), |p| p.to_string()), limits.pids));
+}

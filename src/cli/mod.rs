@@ -1,0 +1,86 @@
+//! The `code-sandbox-mcp` commands. Options shared by every command that runs code live here.
+
+pub mod doctor;
+pub mod images;
+pub mod run;
+pub mod server;
+
+use std::collections::HashMap;
+
+use clap::Args;
+use code_sandbox_mcp::analysis::Language;
+use code_sandbox_mcp::policy::{self, DEFAULT_POLICY, Policy};
+use code_sandbox_mcp::sandbox::SandboxConfig;
+
+/// Exit status for a failure of the gateway itself (engine, image, policy), as `docker run`.
+pub const EXIT_SANDBOX_ERROR: u8 = 125;
+
+#[derive(Args, Clone)]
+pub struct SandboxArgs {
+    /// Policy file, or a preset: strict, standard, permissive.
+    #[arg(long, short, global = true, default_value = DEFAULT_POLICY, env = "SANDBOX_POLICY")]
+    pub policy: String,
+    /// Image for Python snippets (default: the image built from the embedded recipe).
+    #[arg(long, global = true, value_name = "IMAGE")]
+    pub python_image: Option<String>,
+    /// Image for JavaScript snippets.
+    #[arg(long, global = true, value_name = "IMAGE")]
+    pub js_image: Option<String>,
+    /// Gateway environment variables passed into containers, e.g. `GEMINI_API_KEY,OTHER`.
+    /// Their values are never logged.
+    #[arg(long, global = true, value_delimiter = ',', value_name = "VARS")]
+    pub pass_through_env: Vec<String>,
+    /// Warm containers kept ready per language.
+    #[arg(long, global = true, default_value_t = 2, value_name = "N")]
+    pub pool_size: usize,
+    /// Apt sources file or mirror URL for image builds (default: this host's apt sources).
+    #[arg(long, global = true, value_name = "SOURCES")]
+    pub mirror: Option<String>,
+    /// Fail instead of building missing images.
+    #[arg(long, global = true)]
+    pub no_build: bool,
+}
+
+impl SandboxArgs {
+    /// The sandbox configuration, with `CONTAINER_IMAGE` + `CONTAINER_LANGUAGE` applied as the
+    /// original project documents (flags win over the environment).
+    pub fn config(&self, languages: Vec<Language>, pool_size: usize) -> Result<SandboxConfig, String> {
+        let mut images = HashMap::new();
+        if let Ok(image) = std::env::var("CONTAINER_IMAGE") {
+            let language: Language = std::env::var("CONTAINER_LANGUAGE")
+                .map_err(|_| "CONTAINER_IMAGE is set but CONTAINER_LANGUAGE is not\n  hint: set CONTAINER_LANGUAGE=python or javascript".to_owned())?
+                .parse()
+                .map_err(|e| format!("CONTAINER_LANGUAGE: {e}"))?;
+            images.insert(language, image);
+        }
+        if let Some(image) = &self.python_image {
+            images.insert(Language::Python, image.clone());
+        }
+        if let Some(image) = &self.js_image {
+            images.insert(Language::JavaScript, image.clone());
+        }
+        Ok(SandboxConfig {
+            images,
+            pool_size,
+            pass_through_env: self.pass_through_env.clone(),
+            build_missing_images: !self.no_build,
+            mirror: self.mirror.clone(),
+            languages,
+        })
+    }
+
+    pub fn load_policy(&self) -> Result<Policy, String> {
+        policy::load(&self.policy).map_err(|e| e.to_string())
+    }
+}
+
+/// Logs go to stderr (stdout may be the MCP channel); the level comes from `RUST_LOG`.
+pub fn init_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .try_init();
+}

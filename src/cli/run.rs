@@ -1,0 +1,126 @@
+//! `code-sandbox-mcp run FILE|-`: one snippet through the whole pipeline, at a terminal.
+//! The program's stdout and stderr become ours, findings go to stderr, and the exit status
+//! mirrors the program's, except for the outcomes that have their own status below.
+
+use std::io::{Read, Write};
+use std::process::ExitCode;
+
+use clap::Args;
+use code_sandbox_mcp::analysis::Language;
+use code_sandbox_mcp::gateway::{Gateway, RunReport};
+use code_sandbox_mcp::policy::{Action, Verdict};
+use code_sandbox_mcp::sandbox::Sandbox;
+
+use super::{EXIT_SANDBOX_ERROR, SandboxArgs};
+
+/// The policy denied the code; nothing ran ("cannot execute", as shells use it).
+pub const EXIT_DENIED: u8 = 126;
+/// The wall-clock limit was reached, as `timeout(1)` reports it.
+pub const EXIT_TIMED_OUT: u8 = 124;
+/// The memory limit was reached (128 + SIGKILL, as shells report a killed program).
+pub const EXIT_OOM_KILLED: u8 = 137;
+
+#[derive(Args)]
+pub struct RunArgs {
+    /// The snippet: a file, or `-` for stdin.
+    pub file: String,
+    /// Language (default: from the file's extension; python for stdin).
+    #[arg(long, short)]
+    pub language: Option<Language>,
+    /// Print the structured result as JSON instead of the program's output.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub async fn run(sandbox_args: &SandboxArgs, args: &RunArgs) -> ExitCode {
+    match run_inner(sandbox_args, args).await {
+        Ok(code) => code,
+        Err(message) => {
+            eprintln!("error: {message}");
+            ExitCode::from(EXIT_SANDBOX_ERROR)
+        }
+    }
+}
+
+async fn run_inner(sandbox_args: &SandboxArgs, args: &RunArgs) -> Result<ExitCode, String> {
+    let policy = sandbox_args.load_policy()?;
+    let (code, language) = read_snippet(args)?;
+    let code = String::from_utf8(code).map_err(|e| {
+        format!("{}: not valid UTF-8 at byte {}; snippets are UTF-8 text", args.file, e.utf8_error().valid_up_to())
+    })?;
+    // Judge first: a denied snippet needs no engine at all.
+    let judgement = policy.judge(&code_sandbox_mcp::analysis::analyze(language, code.as_bytes()));
+    if judgement.verdict == Verdict::Deny {
+        let report = RunReport { verdict: judgement.verdict, findings: judgement.findings, ran: false, execution: Default::default() };
+        emit(&report, args, &code);
+        return Ok(ExitCode::from(EXIT_DENIED));
+    }
+    // One snippet: no warm pool, a container of its own.
+    let config = sandbox_args.config(vec![language], 0)?;
+    let sandbox = Sandbox::start(&config, &policy.limits).await.map_err(|e| e.to_string())?;
+    let gateway = Gateway { policy, sandbox };
+    let interrupted = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    let result = gateway.run(language, &code, interrupted).await;
+    gateway.sandbox.shutdown().await;
+    let report = result.map_err(|e| e.to_string())?;
+    emit(&report, args, &code);
+    let e = &report.execution;
+    Ok(if e.timed_out {
+        ExitCode::from(EXIT_TIMED_OUT)
+    } else if e.oom_killed {
+        ExitCode::from(EXIT_OOM_KILLED)
+    } else {
+        ExitCode::from(e.exit_code.map_or(EXIT_SANDBOX_ERROR, |c| (c & 0xff) as u8))
+    })
+}
+
+fn read_snippet(args: &RunArgs) -> Result<(Vec<u8>, Language), String> {
+    if args.file == "-" {
+        let mut code = Vec::new();
+        std::io::stdin().read_to_end(&mut code).map_err(|e| format!("reading stdin: {e}"))?;
+        return Ok((code, args.language.unwrap_or(Language::Python)));
+    }
+    let path = std::path::Path::new(&args.file);
+    let language = args
+        .language
+        .or_else(|| Language::from_path(path))
+        .ok_or_else(|| format!("cannot tell the language of {}\n  hint: pass --language python or --language javascript", args.file))?;
+    let code = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", args.file))?;
+    Ok((code, language))
+}
+
+fn emit(report: &RunReport, args: &RunArgs, code: &str) {
+    if args.json {
+        let json = serde_json::to_string_pretty(report).expect("reports serialize");
+        let _ = writeln!(std::io::stdout().lock(), "{json}");
+        return;
+    }
+    let mut err = std::io::stderr().lock();
+    for f in &report.findings {
+        let label = match f.action {
+            Action::Deny => "denied",
+            Action::Warn => "warning",
+            Action::Audit => "audit",
+        };
+        let line = code.lines().nth(f.line.saturating_sub(1)).unwrap_or("").trim();
+        let _ = writeln!(err, "code-sandbox-mcp: {label} [{}] {}:{}:{}: {}\n    {line}\n    {}", f.rule, args.file, f.line, f.column, f.detail, f.message);
+    }
+    if !report.ran {
+        let _ = writeln!(err, "code-sandbox-mcp: the policy denied this code; nothing ran");
+        return;
+    }
+    let e = &report.execution;
+    let _ = std::io::stdout().lock().write_all(e.stdout.as_bytes());
+    let _ = err.write_all(e.stderr.as_bytes());
+    if e.stdout_truncated || e.stderr_truncated {
+        let _ = writeln!(err, "code-sandbox-mcp: output exceeded the policy's output limit and was truncated");
+    }
+    if e.timed_out {
+        let _ = writeln!(err, "code-sandbox-mcp: killed after the policy's time limit");
+    }
+    if e.oom_killed {
+        let _ = writeln!(err, "code-sandbox-mcp: killed for exceeding the policy's memory limit");
+    }
+}

@@ -1,0 +1,219 @@
+//! One hardened, single-use container: how it is configured from the policy's limits, started
+//! with its runner attached, destroyed, and reaped if a previous gateway left it behind.
+
+use std::collections::HashMap;
+use std::pin::Pin;
+
+use bollard::container::{AttachContainerResults, LogOutput};
+use bollard::models::{ContainerCreateBody, HostConfig, ResourcesUlimits};
+use bollard::query_parameters::{
+    AttachContainerOptionsBuilder, KillContainerOptionsBuilder,
+    ListContainersOptionsBuilder, RemoveContainerOptionsBuilder, StartContainerOptions,
+};
+use futures_util::Stream;
+use tokio::io::AsyncWrite;
+
+use super::engine::{Engine, SandboxError};
+use crate::policy::Limits;
+
+/// Every container the gateway creates carries this label, so leftovers can be found.
+pub const LABEL_MANAGED: &str = "code-sandbox-mcp.managed";
+/// `<hostname>:<pid>` of the gateway that created the container.
+pub const LABEL_OWNER: &str = "code-sandbox-mcp.owner";
+/// The unprivileged user snippets run as (Debian's `nobody`).
+pub const SANDBOX_USER: &str = "65534:65534";
+/// The writable work dir: a tmpfs, also the snippet's current directory and HOME.
+pub const WORK_DIR: &str = "/work";
+
+/// Everything needed to start a container for one language under one policy.
+#[derive(Clone)]
+pub struct ContainerSpec {
+    pub image: String,
+    pub command: Vec<String>,
+    pub limits: Limits,
+    /// Variables passed through from the gateway's environment. Values are never logged.
+    pub env: Vec<(String, String)>,
+}
+
+pub type Output = Pin<Box<dyn Stream<Item = Result<LogOutput, bollard::errors::Error>> + Send>>;
+pub type Input = Pin<Box<dyn AsyncWrite + Send>>;
+
+/// A started container with its runner's stdin and output attached.
+pub struct Started {
+    pub id: String,
+    pub input: Input,
+    pub output: Output,
+}
+
+/// This gateway's owner label value.
+pub fn owner() -> String {
+    format!("{}:{}", hostname(), std::process::id())
+}
+
+fn hostname() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|h| h.trim().to_owned())
+        .unwrap_or_else(|_| "unknown".to_owned())
+}
+
+/// The container configuration: every item of the hardening checklist, from the limits.
+pub fn create_body(spec: &ContainerSpec) -> ContainerCreateBody {
+    let l = &spec.limits;
+    let memory = i64::try_from(l.memory_bytes).unwrap_or(i64::MAX);
+    let tmpfs_options = |noexec: bool| {
+        format!(
+            "rw,nosuid,nodev,{}size={},mode=1777",
+            if noexec { "noexec," } else { "" },
+            l.tmpfs_bytes
+        )
+    };
+    let ulimit = |name: &str, value: i64| ResourcesUlimits { name: Some(name.to_owned()), soft: Some(value), hard: Some(value) };
+    let host = HostConfig {
+        memory: Some(memory),
+        // Swap equal to memory means no swap: the limit is the limit.
+        memory_swap: Some(memory),
+        nano_cpus: Some((l.cpus * 1e9) as i64),
+        pids_limit: Some(i64::from(l.pids)),
+        network_mode: Some("none".to_owned()),
+        readonly_rootfs: Some(true),
+        cap_drop: Some(vec!["ALL".to_owned()]),
+        security_opt: Some(vec!["no-new-privileges:true".to_owned()]),
+        tmpfs: Some(HashMap::from([
+            (WORK_DIR.to_owned(), tmpfs_options(true)),
+            ("/tmp".to_owned(), tmpfs_options(true)),
+        ])),
+        ulimits: Some(vec![
+            ulimit("nofile", 256),
+            ulimit("fsize", i64::try_from(l.tmpfs_bytes).unwrap_or(i64::MAX)),
+            ulimit("core", 0),
+        ]),
+        // An init process as PID 1 reaps zombies and lets SIGKILL end everything at once.
+        init: Some(true),
+        runtime: l.runtime.clone(),
+        auto_remove: Some(false),
+        ..Default::default()
+    };
+    let mut env = vec![
+        format!("HOME={WORK_DIR}"),
+        "MPLBACKEND=Agg".to_owned(),
+        "PYTHONDONTWRITEBYTECODE=1".to_owned(),
+        "PYTHONIOENCODING=utf-8".to_owned(),
+        "LANG=C.UTF-8".to_owned(),
+    ];
+    env.extend(spec.env.iter().map(|(k, v)| format!("{k}={v}")));
+    ContainerCreateBody {
+        image: Some(spec.image.clone()),
+        cmd: Some(spec.command.clone()),
+        user: Some(SANDBOX_USER.to_owned()),
+        working_dir: Some(WORK_DIR.to_owned()),
+        hostname: Some("sandbox".to_owned()),
+        env: Some(env),
+        labels: Some(HashMap::from([
+            (LABEL_MANAGED.to_owned(), "true".to_owned()),
+            (LABEL_OWNER.to_owned(), owner()),
+        ])),
+        attach_stdin: Some(true),
+        attach_stdout: Some(true),
+        attach_stderr: Some(true),
+        open_stdin: Some(true),
+        // If the gateway disappears, the runner's stdin closes and the container exits.
+        stdin_once: Some(true),
+        tty: Some(false),
+        network_disabled: Some(true),
+        host_config: Some(host),
+        ..Default::default()
+    }
+}
+
+/// Creates, attaches and starts a container. On any failure the container is removed again.
+pub async fn start(engine: &Engine, spec: &ContainerSpec) -> Result<Started, SandboxError> {
+    let docker = &engine.docker;
+    let created = docker
+        .create_container(None::<bollard::query_parameters::CreateContainerOptions>, create_body(spec))
+        .await
+        .map_err(|e| match e {
+            bollard::errors::Error::DockerResponseServerError { status_code: 404, .. } => SandboxError::ImageMissing {
+                language: if spec.command.iter().any(|c| c.contains("node")) { "javascript" } else { "python" },
+                language_flag: if spec.command.iter().any(|c| c.contains("node")) { "js" } else { "python" },
+                image: spec.image.clone(),
+            },
+            e => SandboxError::engine("creating a container", e),
+        })?;
+    let id = created.id;
+    let attached = async {
+        let AttachContainerResults { output, input } = docker
+            .attach_container(
+                &id,
+                Some(AttachContainerOptionsBuilder::new().stdin(true).stdout(true).stderr(true).stream(true).logs(false).build()),
+            )
+            .await
+            .map_err(|e| SandboxError::engine("attaching to a container", e))?;
+        docker
+            .start_container(&id, None::<StartContainerOptions>)
+            .await
+            .map_err(|e| SandboxError::engine("starting a container", e))?;
+        Ok::<_, SandboxError>(Started { id: id.clone(), input, output })
+    }
+    .await;
+    if attached.is_err() {
+        destroy(engine, &id).await;
+    }
+    attached
+}
+
+/// Kills and removes a container at once (no grace period: nothing in it is worth waiting
+/// for). A container that is already gone is fine.
+pub async fn destroy(engine: &Engine, id: &str) {
+    let docker = &engine.docker;
+    let _ = docker.kill_container(id, Some(KillContainerOptionsBuilder::new().signal("SIGKILL").build())).await;
+    match docker.remove_container(id, Some(RemoveContainerOptionsBuilder::new().force(true).v(true).build())).await {
+        Ok(()) | Err(bollard::errors::Error::DockerResponseServerError { status_code: 404, .. }) => {}
+        Err(e) => tracing::warn!(container = %short(id), error = %e, "could not remove container"),
+    }
+}
+
+/// Kills a container without removing it (the run's timeout; removal follows).
+pub async fn kill(engine: &Engine, id: &str) {
+    let _ = engine
+        .docker
+        .kill_container(id, Some(KillContainerOptionsBuilder::new().signal("SIGKILL").build()))
+        .await;
+}
+
+/// Removes containers left by gateways that no longer run on this host (a crash, `kill -9`).
+/// Containers of live gateways, or of other hosts sharing the engine, are left alone.
+/// Returns how many were removed.
+pub async fn reap_leftovers(engine: &Engine) -> Result<usize, SandboxError> {
+    let filters = HashMap::from([("label", vec![format!("{LABEL_MANAGED}=true")])]);
+    let list = engine
+        .docker
+        .list_containers(Some(ListContainersOptionsBuilder::new().all(true).filters(&filters).build()))
+        .await
+        .map_err(|e| SandboxError::engine("listing containers", e))?;
+    let host = hostname();
+    let me = std::process::id().to_string();
+    let mut removed = 0;
+    for container in list {
+        let Some(id) = container.id else { continue };
+        let owner = container.labels.as_ref().and_then(|l| l.get(LABEL_OWNER)).cloned().unwrap_or_default();
+        let (owner_host, owner_pid) = owner.rsplit_once(':').unwrap_or(("", ""));
+        if owner_host != host || owner_pid == me || gateway_alive(owner_pid) {
+            continue;
+        }
+        tracing::info!(container = %short(&id), owner = %owner, "removing a container left by a gateway that is gone");
+        destroy(engine, &id).await;
+        removed += 1;
+    }
+    Ok(removed)
+}
+
+/// True if a process `pid` runs on this host. A recycled pid only defers the clean-up to a
+/// later start; it never removes a live gateway's containers.
+fn gateway_alive(pid: &str) -> bool {
+    !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()) && std::path::Path::new(&format!("/proc/{pid}")).exists()
+}
+
+/// A container id as people read it.
+pub fn short(id: &str) -> &str {
+    &id[..id.len().min(12)]
+}

@@ -1,0 +1,225 @@
+//! Sandbox images, built on this machine from Debian packages: no container registry is
+//! involved. The recipes under `containers/` are embedded in the binary; an image's tag is a
+//! digest of its recipe, so an unchanged recipe is never rebuilt and a changed one always is.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::Stdio;
+
+use bollard::query_parameters::CreateImageOptionsBuilder;
+use futures_util::StreamExt;
+
+use super::engine::{Engine, SandboxError};
+use crate::analysis::Language;
+
+const BUILD_SCRIPT: &str = include_str!("../../containers/build-image.sh");
+
+/// The files of one language's recipe, as (path under `containers/`, contents).
+fn recipe(language: Language) -> [(&'static str, &'static str); 3] {
+    match language {
+        Language::Python => [
+            ("build-image.sh", BUILD_SCRIPT),
+            ("python/packages.txt", include_str!("../../containers/python/packages.txt")),
+            ("python/runner.py", include_str!("../../containers/python/runner.py")),
+        ],
+        Language::JavaScript => [
+            ("build-image.sh", BUILD_SCRIPT),
+            ("javascript/packages.txt", include_str!("../../containers/javascript/packages.txt")),
+            ("javascript/runner.js", include_str!("../../containers/javascript/runner.js")),
+        ],
+    }
+}
+
+/// `code-sandbox-python:<first 12 hex digits of the recipe's SHA-256>`.
+pub fn default_image(language: Language) -> String {
+    let digest = crate::policy::digest(recipe(language).iter().flat_map(|(name, text)| [*name, *text]));
+    format!("code-sandbox-{}:{}", language.as_str(), &digest[..12])
+}
+
+/// The runner command of the images built from our recipes.
+pub fn runner_command(language: Language) -> Vec<String> {
+    let parts: &[&str] = match language {
+        Language::Python => &["python3", "-u", "/opt/sandbox/runner.py"],
+        Language::JavaScript => &["node", "/opt/sandbox/runner.js"],
+    };
+    parts.iter().map(|s| (*s).to_owned()).collect()
+}
+
+pub async fn exists(engine: &Engine, image: &str) -> Result<bool, SandboxError> {
+    match engine.docker.inspect_image(image).await {
+        Ok(_) => Ok(true),
+        Err(bollard::errors::Error::DockerResponseServerError { status_code: 404, .. }) => Ok(false),
+        Err(e) => Err(SandboxError::engine("looking up an image", e)),
+    }
+}
+
+/// Where to say what is happening: stderr, since stdout may carry the MCP protocol.
+fn progress(message: &str) {
+    eprintln!("code-sandbox-mcp: {message}");
+}
+
+/// Makes sure the image exists: our own images are built when missing (if allowed);
+/// an image the user named must already exist.
+pub async fn ensure(
+    engine: &Engine,
+    language: Language,
+    image: &str,
+    build_missing: bool,
+    mirror: Option<&str>,
+) -> Result<(), SandboxError> {
+    if exists(engine, image).await? {
+        return Ok(());
+    }
+    let ours = image == default_image(language);
+    if !ours || !build_missing {
+        return Err(SandboxError::ImageMissing {
+            language: language.as_str(),
+            language_flag: if language == Language::Python { "python" } else { "js" },
+            image: image.to_owned(),
+        });
+    }
+    progress(&format!("the {language} sandbox image {image} is not built yet; building it now (first use, about a minute)"));
+    build(engine, language, mirror).await
+}
+
+/// Builds one language's image from its recipe: mmdebstrap makes the root filesystem, the
+/// engine imports it. Concurrent builders (two gateways starting at once) take turns on a
+/// lock file, and the second finds the image already there.
+pub async fn build(engine: &Engine, language: Language, mirror: Option<&str>) -> Result<(), SandboxError> {
+    let image = default_image(language);
+    let lock = build_lock().await?;
+    if exists(engine, &image).await? {
+        drop(lock);
+        progress(&format!("{image} is already built"));
+        return Ok(());
+    }
+    check_builder()?;
+    let work = tempfile::Builder::new()
+        .prefix("code-sandbox-image-")
+        .tempdir()
+        .map_err(|e| SandboxError::Build(format!("cannot create a build directory: {e}")))?;
+    for (name, text) in recipe(language) {
+        let path = work.path().join(name);
+        std::fs::create_dir_all(path.parent().expect("recipe paths have a parent"))
+            .and_then(|()| std::fs::write(&path, text))
+            .map_err(|e| SandboxError::Build(format!("cannot write {}: {e}", path.display())))?;
+    }
+    let tarball = work.path().join("rootfs.tar");
+    let started = std::time::Instant::now();
+    progress(&format!("building {image} with mmdebstrap (its progress follows)"));
+    let mut command = tokio::process::Command::new("bash");
+    command
+        .arg(work.path().join("build-image.sh"))
+        .arg(language.as_str())
+        .arg(&image)
+        .env("KEEP_TAR", &tarball)
+        .env("NO_IMPORT", "1")
+        .stdin(Stdio::null())
+        // The builder's output is progress for people: it goes to stderr, never to stdout.
+        .stdout(std::io::stderr())
+        .stderr(std::io::stderr())
+        .kill_on_drop(true);
+    if let Some(mirror) = mirror {
+        command.env("MIRROR", mirror);
+    }
+    let status = command
+        .status()
+        .await
+        .map_err(|e| SandboxError::Build(format!("cannot run the build script: {e}")))?;
+    if !status.success() {
+        return Err(SandboxError::Build(format!(
+            "mmdebstrap failed ({status}); its messages are above\n  hint: check that the apt sources (or the `--mirror` given) reach a Debian mirror"
+        )));
+    }
+    import(engine, &tarball, &image).await?;
+    progress(&format!("built {image} in {:.0} s", started.elapsed().as_secs_f64()));
+    drop(lock);
+    Ok(())
+}
+
+/// Imports a root filesystem tarball as `image` (`docker import`), streaming it from disk.
+async fn import(engine: &Engine, tarball: &Path, image: &str) -> Result<(), SandboxError> {
+    let (repo, tag) = image.rsplit_once(':').unwrap_or((image, "latest"));
+    let size = std::fs::metadata(tarball).map(|m| m.len()).unwrap_or(0);
+    progress(&format!("importing the root filesystem ({} MB) into the engine", size / 1_000_000));
+    let file = tokio::fs::File::open(tarball)
+        .await
+        .map_err(|e| SandboxError::Build(format!("cannot open {}: {e}", tarball.display())))?;
+    let chunks = futures_util::stream::unfold(file, |mut file| async move {
+        use tokio::io::AsyncReadExt;
+        let mut buffer = vec![0u8; 1 << 20];
+        match file.read(&mut buffer).await {
+            Ok(0) => None,
+            Ok(n) => {
+                buffer.truncate(n);
+                Some((Ok(bytes::Bytes::from(buffer)), file))
+            }
+            Err(e) => Some((Err(e), file)),
+        }
+    });
+    let options = CreateImageOptionsBuilder::new().from_src("-").repo(repo).tag(tag).build();
+    let mut stream = engine.docker.create_image(Some(options), Some(bollard::body_try_stream(chunks)), None);
+    while let Some(item) = stream.next().await {
+        item.map_err(|e| SandboxError::Build(format!("the engine refused the image: {e}")))?;
+    }
+    if exists(engine, image).await? {
+        Ok(())
+    } else {
+        Err(SandboxError::Build(format!("the import finished but {image} does not exist")))
+    }
+}
+
+/// An exclusive lock held for the duration of a build.
+async fn build_lock() -> Result<std::fs::File, SandboxError> {
+    let path = std::env::temp_dir().join("code-sandbox-mcp-image-build.lock");
+    tokio::task::spawn_blocking(move || {
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(|e| SandboxError::Build(format!("cannot open the build lock {}: {e}", path.display())))?;
+        if file.try_lock().is_err() {
+            progress("another image build is running; waiting for it");
+            file.lock().map_err(|e| SandboxError::Build(format!("cannot take the build lock: {e}")))?;
+        }
+        let _ = (&file).write(b"");
+        Ok(file)
+    })
+    .await
+    .map_err(|e| SandboxError::Build(format!("build lock task failed: {e}")))?
+}
+
+/// Image builds run mmdebstrap in root mode.
+fn check_builder() -> Result<(), SandboxError> {
+    let which = std::process::Command::new("sh").args(["-c", "command -v mmdebstrap"]).output();
+    if !which.is_ok_and(|o| o.status.success()) {
+        return Err(SandboxError::Build(
+            "mmdebstrap is not installed\n  hint: apt-get install mmdebstrap (Debian/Ubuntu), then run `code-sandbox-mcp images build`".into(),
+        ));
+    }
+    let root = std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| s.lines().find(|l| l.starts_with("Uid:")).map(|l| l.split_whitespace().nth(2) == Some("0")))
+        .unwrap_or(false);
+    if !root {
+        return Err(SandboxError::Build(
+            "building images needs root (mmdebstrap runs in root mode)\n  hint: run `sudo code-sandbox-mcp images build` once; later runs find the images".into(),
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tags_derive_from_the_recipe() {
+        let py = default_image(Language::Python);
+        assert!(py.starts_with("code-sandbox-python:"));
+        assert_eq!(py.len(), "code-sandbox-python:".len() + 12);
+        assert_ne!(py.split(':').nth(1), default_image(Language::JavaScript).split(':').nth(1));
+        assert_eq!(py, default_image(Language::Python));
+    }
+}

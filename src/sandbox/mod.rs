@@ -1,0 +1,165 @@
+//! Execution: each snippet in a fresh, hardened, single-use container taken from a warm pool.
+//!
+//! The sandbox knows nothing about policies: it is given [`Limits`] and code that has already
+//! been judged. Containers carry a label so leftovers of a crashed gateway are reaped at the
+//! next start, and every container is removed after its run, however the run ended.
+
+pub mod container;
+pub mod engine;
+mod exec;
+pub mod images;
+mod output;
+pub mod pool;
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+pub use engine::{Engine, SandboxError};
+pub use exec::Execution;
+use tokio_util::task::TaskTracker;
+
+use crate::analysis::Language;
+use crate::policy::Limits;
+use container::ContainerSpec;
+use pool::Pool;
+
+/// How the sandbox is set up.
+#[derive(Debug, Clone)]
+pub struct SandboxConfig {
+    /// Image per language; unset means the image built from our recipe.
+    pub images: HashMap<Language, String>,
+    /// Warm containers kept per language.
+    pub pool_size: usize,
+    /// Names of gateway environment variables passed into containers.
+    pub pass_through_env: Vec<String>,
+    /// Build our images when missing (instead of failing).
+    pub build_missing_images: bool,
+    /// Apt sources file or mirror URL for image builds; unset: the host's apt sources.
+    pub mirror: Option<String>,
+    /// Languages to prepare (images checked, pools filled).
+    pub languages: Vec<Language>,
+}
+
+impl Default for SandboxConfig {
+    fn default() -> Self {
+        SandboxConfig {
+            images: HashMap::new(),
+            pool_size: 2,
+            pass_through_env: Vec::new(),
+            build_missing_images: true,
+            mirror: None,
+            languages: Language::ALL.to_vec(),
+        }
+    }
+}
+
+impl SandboxConfig {
+    pub fn image(&self, language: Language) -> String {
+        self.images.get(&language).cloned().unwrap_or_else(|| images::default_image(language))
+    }
+}
+
+/// A connected engine with a warm pool per language.
+pub struct Sandbox {
+    engine: Engine,
+    pools: HashMap<Language, Arc<Pool>>,
+    limits: Limits,
+    teardown: TaskTracker,
+}
+
+impl Sandbox {
+    /// Connects to the engine, checks the policy's runtime exists, removes what a crashed
+    /// gateway left behind, makes sure the images exist (building ours if allowed), and starts
+    /// filling the pools.
+    pub async fn start(config: &SandboxConfig, limits: &Limits) -> Result<Sandbox, SandboxError> {
+        let engine = Engine::connect().await?;
+        engine.require_runtime(limits.runtime.as_deref()).await?;
+        let reaped = container::reap_leftovers(&engine).await?;
+        if reaped > 0 {
+            tracing::info!(reaped, "removed containers left by an earlier gateway");
+        }
+        let env = pass_through(&config.pass_through_env);
+        let mut pools = HashMap::new();
+        for &language in &config.languages {
+            let image = config.image(language);
+            images::ensure(&engine, language, &image, config.build_missing_images, config.mirror.as_deref()).await?;
+            let spec = ContainerSpec {
+                image,
+                command: images::runner_command(language),
+                limits: limits.clone(),
+                env: env.clone(),
+            };
+            pools.insert(language, Pool::start(engine.clone(), spec, config.pool_size));
+        }
+        Ok(Sandbox { engine, pools, limits: limits.clone(), teardown: TaskTracker::new() })
+    }
+
+    pub fn engine(&self) -> &Engine {
+        &self.engine
+    }
+
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
+    /// The image in use for a language, if it was prepared.
+    pub fn image(&self, language: Language) -> Option<&str> {
+        self.pools.get(&language).map(|p| p.spec().image.as_str())
+    }
+
+    /// Waits until each pool holds `count` warm containers (for benchmarks and tests).
+    pub async fn wait_warm(&self, count: usize, timeout: Duration) -> bool {
+        for pool in self.pools.values() {
+            if !pool.wait_ready(count, timeout).await {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Runs `code` in a fresh container. Returns as soon as the runner reports the end; the
+    /// container is killed and removed in the background. Resolving `cancelled` kills it.
+    pub async fn run(
+        &self,
+        language: Language,
+        code: &str,
+        cancelled: impl Future<Output = ()>,
+    ) -> Result<Execution, SandboxError> {
+        let pool = self.pools.get(&language).ok_or_else(|| SandboxError::Engine {
+            action: "choosing a container".into(),
+            detail: format!("no {language} sandbox is configured"),
+        })?;
+        let started = pool.take().await?;
+        let id = started.id.clone();
+        let result = exec::execute(&self.engine, started, code, &self.limits, cancelled).await;
+        let engine = self.engine.clone();
+        self.teardown.spawn(async move { container::destroy(&engine, &id).await });
+        result
+    }
+
+    /// Stops the pools and waits until every container this sandbox created is gone.
+    pub async fn shutdown(&self) {
+        for pool in self.pools.values() {
+            pool.close().await;
+        }
+        self.teardown.close();
+        self.teardown.wait().await;
+    }
+}
+
+/// Reads the named variables from the gateway's environment (absent ones are skipped).
+/// Only names are ever logged.
+fn pass_through(names: &[String]) -> Vec<(String, String)> {
+    names
+        .iter()
+        .filter_map(|name| match std::env::var(name) {
+            Ok(value) => Some((name.clone(), value)),
+            Err(_) => {
+                tracing::warn!(variable = %name, "pass-through variable is not set; skipped");
+                None
+            }
+        })
+        .collect()
+}

@@ -1,0 +1,43 @@
+//! Helpers shared by the tests that run real containers. They need a running Docker Engine
+//! (`.ci/run` installs and starts one); the sandbox images are built on first use.
+
+#![allow(dead_code)]
+
+use std::time::Duration;
+
+use code_sandbox_mcp::analysis::Language;
+use code_sandbox_mcp::policy::Limits;
+use code_sandbox_mcp::sandbox::{Execution, Sandbox, SandboxConfig};
+
+/// Limits small enough that attacks hit them quickly.
+pub fn tight_limits() -> Limits {
+    Limits {
+        memory_bytes: 256 << 20,
+        cpus: 1.0,
+        pids: 32,
+        timeout: Duration::from_secs(20),
+        output_bytes: 64 << 10,
+        tmpfs_bytes: 8 << 20,
+        ..Limits::default()
+    }
+}
+
+pub async fn sandbox(limits: &Limits, pool_size: usize) -> Sandbox {
+    let config = SandboxConfig { pool_size, ..SandboxConfig::default() };
+    match Sandbox::start(&config, limits).await {
+        Ok(s) => s,
+        Err(e) => panic!("these tests need a running Docker Engine and the sandbox images: {e}"),
+    }
+}
+
+/// Runs one snippet in a fresh sandbox with `limits`, then tears the sandbox down.
+pub async fn run_with(limits: &Limits, language: Language, code: &str) -> Execution {
+    let sandbox = sandbox(limits, 0).await;
+    let result = sandbox.run(language, code, std::future::pending()).await;
+    sandbox.shutdown().await;
+    result.unwrap_or_else(|e| panic!("run failed: {e}"))
+}
+
+pub async fn run_py(code: &str) -> Execution {
+    run_with(&tight_limits(), Language::Python, code).await
+}

@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use crate::analysis::{Language, analyze};
 use crate::policy::{Finding, Judgement, Policy, Verdict};
-use crate::sandbox::{Execution, Sandbox, SandboxError};
+use crate::sandbox::{Execution, LazySandbox, SandboxError};
 
 /// Largest snippet accepted. Larger code is refused before analysis or execution.
 pub const MAX_CODE_BYTES: usize = crate::analysis::MAX_SOURCE_BYTES;
@@ -35,7 +35,7 @@ pub enum GatewayError {
 
 pub struct Gateway {
     pub policy: Policy,
-    pub sandbox: Sandbox,
+    pub sandbox: LazySandbox,
 }
 
 impl Gateway {
@@ -61,14 +61,27 @@ impl Gateway {
                 execution: Execution::default(),
             });
         }
-        let execution = self.sandbox.run(language, code, cancelled).await?;
-        Ok(RunReport { verdict: judgement.verdict, findings: judgement.findings, ran: true, execution })
+        let execution = self
+            .sandbox
+            .get()
+            .await?
+            .run(language, code, cancelled)
+            .await?;
+        Ok(RunReport {
+            verdict: judgement.verdict,
+            findings: judgement.findings,
+            ran: true,
+            execution,
+        })
     }
 }
 
 fn check_size(code: &str) -> Result<(), GatewayError> {
     if code.len() > MAX_CODE_BYTES {
-        Err(GatewayError::TooLarge { size: code.len(), limit: MAX_CODE_BYTES })
+        Err(GatewayError::TooLarge {
+            size: code.len(),
+            limit: MAX_CODE_BYTES,
+        })
     } else {
         Ok(())
     }

@@ -6,8 +6,10 @@
 //! [`gateway`] joins them; [`lint`] presents verdicts to people and tools.
 
 pub mod analysis;
+pub mod audit;
 pub mod diagnostic;
 pub mod gateway;
 pub mod lint;
+pub mod mcp;
 pub mod policy;
 pub mod sandbox;

@@ -9,8 +9,10 @@
 //
 //  1. Warm-up. At start the runner spawns a second Node process (this file
 //     with --sandbox-child) that loads Node and then waits, so a snippet
-//     starts at once. Node has nothing heavy to import. Nothing is written to
-//     stdout or stderr. The gateway may send the code at any time.
+//     starts at once. When that process reports (one byte on fd 3) that it is
+//     waiting, the runner writes the ready marker "\0ready\0" to stdout, and
+//     nothing else. The gateway waits for it before it sends the code, so the
+//     snippet's time limit does not include the warm-up.
 //
 //  2. Input on stdin: one header line, then the code:
 //         <nonce> SP <length> LF          e.g. "0123...cdef 42\n"
@@ -66,6 +68,7 @@ const ESM_PATH = '/work/snippet.mjs';
 const MAX_CODE_BYTES = 16 * 1024 * 1024;
 const HEADER_MAX_BYTES = 32 + 1 + 8 + 1; // nonce, space, up to 8 digits, newline
 const HEADER_RE = /^([0-9a-f]{32}) (0|[1-9][0-9]{0,7})$/;
+const READY_MARKER = '\0ready\0';
 
 // SyntaxError messages (V8) that mean "this is an ES module", as used by
 // Node 22's module syntax detection.
@@ -107,7 +110,8 @@ function runChild() {
   const { runMain } = require('module');
   // fd 3 is a pipe from the runner: it carries the path of the file to run.
   const net = require('net');
-  const control = new net.Socket({ fd: 3, readable: true, writable: false });
+  const control = new net.Socket({ fd: 3, readable: true, writable: true });
+  control.write('r'); // tell the runner this process is waiting
   let path = '';
   control.setEncoding('utf8');
   control.on('data', (chunk) => { path += chunk; });
@@ -158,6 +162,7 @@ function runRunner() {
   isEsm('');
 
   child.on('error', (err) => fail(`cannot start node: ${err.message}`));
+  child.stdio[3].once('data', () => writeAll(1, READY_MARKER));
   child.on('exit', (code, signal) => {
     childDone = [code, signal];
     if (nonce === null) {

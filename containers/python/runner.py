@@ -10,8 +10,10 @@
 #
 #  1. Warm-up. Before reading anything, the runner imports numpy, pandas and
 #     matplotlib (Agg backend) with pyplot, and renders one tiny figure, so a
-#     snippet that uses them starts at once. Nothing is written to stdout or
-#     stderr. The gateway may send the code at any time; it waits in the pipe.
+#     snippet that uses them starts at once. Then it writes the ready marker
+#     b"\x00ready\x00" to stdout, and nothing else. The gateway waits for it
+#     before it sends the code, so the snippet's time limit does not include
+#     the warm-up (code sent earlier simply waits in the pipe).
 #
 #  2. Input on stdin: one header line, then the code:
 #         <nonce> SP <length> LF          e.g. "0123...cdef 42\n"
@@ -71,6 +73,7 @@ RUNTIME_MPLCONFIGDIR = "/tmp/matplotlib"
 MAX_CODE_BYTES = 16 * 1024 * 1024
 HEADER_MAX_BYTES = 32 + 1 + 8 + 1  # nonce, space, up to 8 digits, newline
 SNIPPET = "<snippet>"
+READY_MARKER = b"\x00ready\x00"
 
 _runner_pid = os.getpid()
 _runner_globals = globals()
@@ -262,6 +265,8 @@ def main():
               % (BAKED_MPLCONFIGDIR, sorted(os.listdir(BAKED_MPLCONFIGDIR))))
         return
     _warm_up()
+    # Tell the gateway the libraries are loaded: its time limit starts with the code.
+    _write_all(1, READY_MARKER)
     nonce, source = _read_code()
     module, status = _run(source)
     _finish(module, status, nonce)

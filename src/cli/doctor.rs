@@ -59,7 +59,12 @@ pub async fn doctor(args: &SandboxArgs) -> ExitCode {
     let mut report = Report { failures: 0 };
     let policy = match args.load_policy() {
         Ok(p) => {
-            report.ok(&format!("policy {} loads ({} rules, from {})", p.name, p.rules.len(), p.origin));
+            report.ok(&format!(
+                "policy {} loads ({} rules, from {})",
+                p.name,
+                p.rules.len(),
+                p.origin
+            ));
             p
         }
         Err(e) => {
@@ -69,7 +74,10 @@ pub async fn doctor(args: &SandboxArgs) -> ExitCode {
     };
     let engine = match Engine::connect().await {
         Ok(engine) => {
-            report.ok(&format!("container engine {} (API {}) at {}", engine.version, engine.api_version, engine.endpoint));
+            report.ok(&format!(
+                "container engine {} (API {}) at {}",
+                engine.version, engine.api_version, engine.endpoint
+            ));
             engine
         }
         Err(e) => {
@@ -81,8 +89,14 @@ pub async fn doctor(args: &SandboxArgs) -> ExitCode {
         Ok(runtimes) => report.ok(&format!("runtimes: {}", runtimes.join(", "))),
         Err(e) => report.fail("cannot list runtimes", &e.to_string()),
     }
-    if let Err(e) = engine.require_runtime(policy.limits.runtime.as_deref()).await {
-        report.fail(&format!("policy {} asks for a runtime the engine lacks", policy.name), &e.to_string());
+    if let Err(e) = engine
+        .require_runtime(policy.limits.runtime.as_deref())
+        .await
+    {
+        report.fail(
+            &format!("policy {} asks for a runtime the engine lacks", policy.name),
+            &e.to_string(),
+        );
     }
     let config = match args.config(Language::ALL.to_vec(), 0) {
         Ok(c) => c,
@@ -106,7 +120,9 @@ pub async fn doctor(args: &SandboxArgs) -> ExitCode {
             Err(e) => report.fail(&format!("cannot look up {image}"), &e.to_string()),
         }
     }
-    let mmdebstrap = std::process::Command::new("sh").args(["-c", "command -v mmdebstrap"]).output();
+    let mmdebstrap = std::process::Command::new("sh")
+        .args(["-c", "command -v mmdebstrap"])
+        .output();
     if mmdebstrap.is_ok_and(|o| o.status.success()) {
         report.ok("mmdebstrap is installed (images can be built here)");
     } else {
@@ -126,7 +142,9 @@ pub async fn doctor(args: &SandboxArgs) -> ExitCode {
 
 /// Runs the probe in a sandbox with the policy's limits and compares what it sees.
 async fn probe(report: &mut Report, args: &SandboxArgs, policy: &code_sandbox_mcp::policy::Policy) {
-    let Ok(config) = args.config(vec![Language::Python], 0) else { return };
+    let Ok(config) = args.config(vec![Language::Python], 0) else {
+        return;
+    };
     let sandbox = match Sandbox::start(&config, &policy.limits).await {
         Ok(s) => s,
         Err(e) => {
@@ -134,12 +152,21 @@ async fn probe(report: &mut Report, args: &SandboxArgs, policy: &code_sandbox_mc
             return;
         }
     };
-    let run = sandbox.run(Language::Python, PROBE, tokio::time::sleep(Duration::from_secs(60))).await;
+    let run = sandbox
+        .run(
+            Language::Python,
+            PROBE,
+            tokio::time::sleep(Duration::from_secs(60)),
+        )
+        .await;
     sandbox.shutdown().await;
     let execution = match run {
         Ok(e) if e.exit_code == Some(0) => e,
         Ok(e) => {
-            report.fail("the probe did not run cleanly", &format!("exit {:?}: {}", e.exit_code, e.stderr.trim()));
+            report.fail(
+                "the probe did not run cleanly",
+                &format!("exit {:?}: {}", e.exit_code, e.stderr.trim()),
+            );
             return;
         }
         Err(e) => {
@@ -159,15 +186,59 @@ async fn probe(report: &mut Report, args: &SandboxArgs, policy: &code_sandbox_mc
             report.fail(&what, "the engine did not apply this limit; check its cgroup setup (`docker info` warnings)");
         }
     };
-    check(report, seen["uid"] != 0, format!("snippets run as uid {}", seen["uid"]));
-    check(report, seen["cap_eff"] == "0000000000000000", format!("no capabilities (CapEff {})", seen["cap_eff"]));
-    check(report, seen["no_new_privs"] == "1", "no-new-privileges is set".to_owned());
-    check(report, seen["seccomp"] == "2", "a seccomp filter is active".to_owned());
-    check(report, seen["interfaces"] == serde_json::json!(["lo"]), format!("network interfaces: {}", seen["interfaces"]));
-    check(report, seen["root_writable"] == false, "the root filesystem is read-only".to_owned());
-    check(report, seen["work_writable"] == true, "the work dir /work is writable".to_owned());
+    check(
+        report,
+        seen["uid"] != 0,
+        format!("snippets run as uid {}", seen["uid"]),
+    );
+    check(
+        report,
+        seen["cap_eff"] == "0000000000000000",
+        format!("no capabilities (CapEff {})", seen["cap_eff"]),
+    );
+    check(
+        report,
+        seen["no_new_privs"] == "1",
+        "no-new-privileges is set".to_owned(),
+    );
+    check(
+        report,
+        seen["seccomp"] == "2",
+        "a seccomp filter is active".to_owned(),
+    );
+    check(
+        report,
+        seen["interfaces"] == serde_json::json!(["lo"]),
+        format!("network interfaces: {}", seen["interfaces"]),
+    );
+    check(
+        report,
+        seen["root_writable"] == false,
+        "the root filesystem is read-only".to_owned(),
+    );
+    check(
+        report,
+        seen["work_writable"] == true,
+        "the work dir /work is writable".to_owned(),
+    );
     let memory = seen["memory"].as_str().and_then(|m| m.parse::<u64>().ok());
-    check(report, memory == Some(limits.memory_bytes), format!("memory limit {} (policy: {})", memory.map_or("none".into(), format_size), format_size(limits.memory_bytes)));
+    check(
+        report,
+        memory == Some(limits.memory_bytes),
+        format!(
+            "memory limit {} (policy: {})",
+            memory.map_or("none".into(), format_size),
+            format_size(limits.memory_bytes)
+        ),
+    );
     let pids = seen["pids"].as_str().and_then(|p| p.parse::<u32>().ok());
-    check(report, pids == Some(limits.pids), format!("process limit {} (policy: {})", pids.map_or("none".into(), |p| p.to_string()), limits.pids));
+    check(
+        report,
+        pids == Some(limits.pids),
+        format!(
+            "process limit {} (policy: {})",
+            pids.map_or("none".into(), |p| p.to_string()),
+            limits.pids
+        ),
+    );
 }

@@ -36,7 +36,9 @@ pub async fn images(args: &SandboxArgs, command: ImagesCommand) -> ExitCode {
                 match images::exists(&engine, &image).await {
                     Ok(true) => eprintln!("{image}: up to date"),
                     Ok(false) => {
-                        if let Err(e) = images::build(&engine, language, args.mirror.as_deref()).await {
+                        if let Err(e) =
+                            images::build(&engine, language, args.mirror.as_deref()).await
+                        {
                             eprintln!("error: {e}");
                             return ExitCode::from(EXIT_SANDBOX_ERROR);
                         }

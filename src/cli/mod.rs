@@ -44,7 +44,11 @@ pub struct SandboxArgs {
 impl SandboxArgs {
     /// The sandbox configuration, with `CONTAINER_IMAGE` + `CONTAINER_LANGUAGE` applied as the
     /// original project documents (flags win over the environment).
-    pub fn config(&self, languages: Vec<Language>, pool_size: usize) -> Result<SandboxConfig, String> {
+    pub fn config(
+        &self,
+        languages: Vec<Language>,
+        pool_size: usize,
+    ) -> Result<SandboxConfig, String> {
         let mut images = HashMap::new();
         if let Ok(image) = std::env::var("CONTAINER_IMAGE") {
             let language: Language = std::env::var("CONTAINER_LANGUAGE")

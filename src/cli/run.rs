@@ -9,7 +9,7 @@ use clap::Args;
 use code_sandbox_mcp::analysis::Language;
 use code_sandbox_mcp::gateway::{Gateway, RunReport};
 use code_sandbox_mcp::policy::{Action, Verdict};
-use code_sandbox_mcp::sandbox::Sandbox;
+use code_sandbox_mcp::sandbox::LazySandbox;
 
 use super::{EXIT_SANDBOX_ERROR, SandboxArgs};
 
@@ -46,18 +46,30 @@ async fn run_inner(sandbox_args: &SandboxArgs, args: &RunArgs) -> Result<ExitCod
     let policy = sandbox_args.load_policy()?;
     let (code, language) = read_snippet(args)?;
     let code = String::from_utf8(code).map_err(|e| {
-        format!("{}: not valid UTF-8 at byte {}; snippets are UTF-8 text", args.file, e.utf8_error().valid_up_to())
+        format!(
+            "{}: not valid UTF-8 at byte {}; snippets are UTF-8 text",
+            args.file,
+            e.utf8_error().valid_up_to()
+        )
     })?;
     // Judge first: a denied snippet needs no engine at all.
-    let judgement = policy.judge(&code_sandbox_mcp::analysis::analyze(language, code.as_bytes()));
+    let judgement = policy.judge(&code_sandbox_mcp::analysis::analyze(
+        language,
+        code.as_bytes(),
+    ));
     if judgement.verdict == Verdict::Deny {
-        let report = RunReport { verdict: judgement.verdict, findings: judgement.findings, ran: false, execution: Default::default() };
+        let report = RunReport {
+            verdict: judgement.verdict,
+            findings: judgement.findings,
+            ran: false,
+            execution: Default::default(),
+        };
         emit(&report, args, &code);
         return Ok(ExitCode::from(EXIT_DENIED));
     }
     // One snippet: no warm pool, a container of its own.
     let config = sandbox_args.config(vec![language], 0)?;
-    let sandbox = Sandbox::start(&config, &policy.limits).await.map_err(|e| e.to_string())?;
+    let sandbox = LazySandbox::new(config, policy.limits.clone());
     let gateway = Gateway { policy, sandbox };
     let interrupted = async {
         let _ = tokio::signal::ctrl_c().await;
@@ -79,7 +91,9 @@ async fn run_inner(sandbox_args: &SandboxArgs, args: &RunArgs) -> Result<ExitCod
 fn read_snippet(args: &RunArgs) -> Result<(Vec<u8>, Language), String> {
     if args.file == "-" {
         let mut code = Vec::new();
-        std::io::stdin().read_to_end(&mut code).map_err(|e| format!("reading stdin: {e}"))?;
+        std::io::stdin()
+            .read_to_end(&mut code)
+            .map_err(|e| format!("reading stdin: {e}"))?;
         return Ok((code, args.language.unwrap_or(Language::Python)));
     }
     let path = std::path::Path::new(&args.file);
@@ -104,23 +118,43 @@ fn emit(report: &RunReport, args: &RunArgs, code: &str) {
             Action::Warn => "warning",
             Action::Audit => "audit",
         };
-        let line = code.lines().nth(f.line.saturating_sub(1)).unwrap_or("").trim();
-        let _ = writeln!(err, "code-sandbox-mcp: {label} [{}] {}:{}:{}: {}\n    {line}\n    {}", f.rule, args.file, f.line, f.column, f.detail, f.message);
+        let line = code
+            .lines()
+            .nth(f.line.saturating_sub(1))
+            .unwrap_or("")
+            .trim();
+        let _ = writeln!(
+            err,
+            "code-sandbox-mcp: {label} [{}] {}:{}:{}: {}\n    {line}\n    {}",
+            f.rule, args.file, f.line, f.column, f.detail, f.message
+        );
     }
     if !report.ran {
-        let _ = writeln!(err, "code-sandbox-mcp: the policy denied this code; nothing ran");
+        let _ = writeln!(
+            err,
+            "code-sandbox-mcp: the policy denied this code; nothing ran"
+        );
         return;
     }
     let e = &report.execution;
     let _ = std::io::stdout().lock().write_all(e.stdout.as_bytes());
     let _ = err.write_all(e.stderr.as_bytes());
     if e.stdout_truncated || e.stderr_truncated {
-        let _ = writeln!(err, "code-sandbox-mcp: output exceeded the policy's output limit and was truncated");
+        let _ = writeln!(
+            err,
+            "code-sandbox-mcp: output exceeded the policy's output limit and was truncated"
+        );
     }
     if e.timed_out {
-        let _ = writeln!(err, "code-sandbox-mcp: killed after the policy's time limit");
+        let _ = writeln!(
+            err,
+            "code-sandbox-mcp: killed after the policy's time limit"
+        );
     }
     if e.oom_killed {
-        let _ = writeln!(err, "code-sandbox-mcp: killed for exceeding the policy's memory limit");
+        let _ = writeln!(
+            err,
+            "code-sandbox-mcp: killed for exceeding the policy's memory limit"
+        );
     }
 }

@@ -3,14 +3,15 @@
 
 use std::collections::HashMap;
 use std::pin::Pin;
+use std::time::Duration;
 
 use bollard::container::{AttachContainerResults, LogOutput};
 use bollard::models::{ContainerCreateBody, HostConfig, ResourcesUlimits};
 use bollard::query_parameters::{
-    AttachContainerOptionsBuilder, KillContainerOptionsBuilder,
-    ListContainersOptionsBuilder, RemoveContainerOptionsBuilder, StartContainerOptions,
+    AttachContainerOptionsBuilder, KillContainerOptionsBuilder, ListContainersOptionsBuilder,
+    RemoveContainerOptionsBuilder, StartContainerOptions,
 };
-use futures_util::Stream;
+use futures_util::{Stream, StreamExt};
 use tokio::io::AsyncWrite;
 
 use super::engine::{Engine, SandboxError};
@@ -67,7 +68,11 @@ pub fn create_body(spec: &ContainerSpec) -> ContainerCreateBody {
             l.tmpfs_bytes
         )
     };
-    let ulimit = |name: &str, value: i64| ResourcesUlimits { name: Some(name.to_owned()), soft: Some(value), hard: Some(value) };
+    let ulimit = |name: &str, value: i64| ResourcesUlimits {
+        name: Some(name.to_owned()),
+        soft: Some(value),
+        hard: Some(value),
+    };
     let host = HostConfig {
         memory: Some(memory),
         // Swap equal to memory means no swap: the limit is the limit.
@@ -129,12 +134,25 @@ pub fn create_body(spec: &ContainerSpec) -> ContainerCreateBody {
 pub async fn start(engine: &Engine, spec: &ContainerSpec) -> Result<Started, SandboxError> {
     let docker = &engine.docker;
     let created = docker
-        .create_container(None::<bollard::query_parameters::CreateContainerOptions>, create_body(spec))
+        .create_container(
+            None::<bollard::query_parameters::CreateContainerOptions>,
+            create_body(spec),
+        )
         .await
         .map_err(|e| match e {
-            bollard::errors::Error::DockerResponseServerError { status_code: 404, .. } => SandboxError::ImageMissing {
-                language: if spec.command.iter().any(|c| c.contains("node")) { "javascript" } else { "python" },
-                language_flag: if spec.command.iter().any(|c| c.contains("node")) { "js" } else { "python" },
+            bollard::errors::Error::DockerResponseServerError {
+                status_code: 404, ..
+            } => SandboxError::ImageMissing {
+                language: if spec.command.iter().any(|c| c.contains("node")) {
+                    "javascript"
+                } else {
+                    "python"
+                },
+                language_flag: if spec.command.iter().any(|c| c.contains("node")) {
+                    "js"
+                } else {
+                    "python"
+                },
                 image: spec.image.clone(),
             },
             e => SandboxError::engine("creating a container", e),
@@ -144,7 +162,15 @@ pub async fn start(engine: &Engine, spec: &ContainerSpec) -> Result<Started, San
         let AttachContainerResults { output, input } = docker
             .attach_container(
                 &id,
-                Some(AttachContainerOptionsBuilder::new().stdin(true).stdout(true).stderr(true).stream(true).logs(false).build()),
+                Some(
+                    AttachContainerOptionsBuilder::new()
+                        .stdin(true)
+                        .stdout(true)
+                        .stderr(true)
+                        .stream(true)
+                        .logs(false)
+                        .build(),
+                ),
             )
             .await
             .map_err(|e| SandboxError::engine("attaching to a container", e))?;
@@ -152,7 +178,13 @@ pub async fn start(engine: &Engine, spec: &ContainerSpec) -> Result<Started, San
             .start_container(&id, None::<StartContainerOptions>)
             .await
             .map_err(|e| SandboxError::engine("starting a container", e))?;
-        Ok::<_, SandboxError>(Started { id: id.clone(), input, output })
+        let mut output = output;
+        wait_until_ready(&mut output, &spec.image).await?;
+        Ok::<_, SandboxError>(Started {
+            id: id.clone(),
+            input,
+            output,
+        })
     }
     .await;
     if attached.is_err() {
@@ -161,13 +193,94 @@ pub async fn start(engine: &Engine, spec: &ContainerSpec) -> Result<Started, San
     attached
 }
 
+/// What the runner writes to stdout once its libraries are loaded and it waits for code.
+const READY_MARKER: &[u8] = b"\0ready\0";
+/// Longest a runner may take to get ready (a cold start on a busy host).
+const READY_TIMEOUT: Duration = Duration::from_secs(120);
+/// Most startup output kept for an error message.
+const STARTUP_OUTPUT_CAP: usize = 16 << 10;
+
+/// Reads the runner's output up to its ready marker, so a run's time limit starts with the
+/// code, not with the interpreter's warm-up.
+async fn wait_until_ready(output: &mut Output, image: &str) -> Result<(), SandboxError> {
+    let deadline = tokio::time::Instant::now() + READY_TIMEOUT;
+    let mut stdout = Vec::new();
+    let mut stderr = Vec::new();
+    let failed = |why: &str, stderr: &[u8]| SandboxError::RunnerFailed {
+        image: image.to_owned(),
+        detail: format!(
+            "{why}{}",
+            if stderr.is_empty() {
+                String::new()
+            } else {
+                format!(": {}", String::from_utf8_lossy(stderr).trim())
+            }
+        ),
+    };
+    loop {
+        let item = tokio::select! {
+            item = output.next() => item,
+            _ = tokio::time::sleep_until(deadline) => return Err(failed(&format!("not ready after {} s", READY_TIMEOUT.as_secs()), &stderr)),
+        };
+        match item {
+            Some(Ok(LogOutput::StdOut { message })) => {
+                stdout.extend_from_slice(&message);
+                if stdout.ends_with(READY_MARKER) {
+                    return if stdout.len() == READY_MARKER.len() {
+                        Ok(())
+                    } else {
+                        Err(failed("unexpected output before it was ready", &stdout))
+                    };
+                }
+                if stdout.len() > STARTUP_OUTPUT_CAP {
+                    return Err(failed(
+                        "unexpected output before it was ready",
+                        &stdout[..STARTUP_OUTPUT_CAP],
+                    ));
+                }
+            }
+            Some(Ok(LogOutput::StdErr { message })) => {
+                let room = STARTUP_OUTPUT_CAP.saturating_sub(stderr.len());
+                stderr.extend_from_slice(&message[..message.len().min(room)]);
+            }
+            Some(Ok(_)) => {}
+            Some(Err(e)) => {
+                return Err(SandboxError::engine(
+                    "reading a starting container's output",
+                    e,
+                ));
+            }
+            None => return Err(failed("exited before it was ready", &stderr)),
+        }
+    }
+}
+
 /// Kills and removes a container at once (no grace period: nothing in it is worth waiting
 /// for). A container that is already gone is fine.
 pub async fn destroy(engine: &Engine, id: &str) {
     let docker = &engine.docker;
-    let _ = docker.kill_container(id, Some(KillContainerOptionsBuilder::new().signal("SIGKILL").build())).await;
-    match docker.remove_container(id, Some(RemoveContainerOptionsBuilder::new().force(true).v(true).build())).await {
-        Ok(()) | Err(bollard::errors::Error::DockerResponseServerError { status_code: 404, .. }) => {}
+    let _ = docker
+        .kill_container(
+            id,
+            Some(KillContainerOptionsBuilder::new().signal("SIGKILL").build()),
+        )
+        .await;
+    match docker
+        .remove_container(
+            id,
+            Some(
+                RemoveContainerOptionsBuilder::new()
+                    .force(true)
+                    .v(true)
+                    .build(),
+            ),
+        )
+        .await
+    {
+        Ok(())
+        | Err(bollard::errors::Error::DockerResponseServerError {
+            status_code: 404, ..
+        }) => {}
         Err(e) => tracing::warn!(container = %short(id), error = %e, "could not remove container"),
     }
 }
@@ -176,7 +289,10 @@ pub async fn destroy(engine: &Engine, id: &str) {
 pub async fn kill(engine: &Engine, id: &str) {
     let _ = engine
         .docker
-        .kill_container(id, Some(KillContainerOptionsBuilder::new().signal("SIGKILL").build()))
+        .kill_container(
+            id,
+            Some(KillContainerOptionsBuilder::new().signal("SIGKILL").build()),
+        )
         .await;
 }
 
@@ -187,7 +303,12 @@ pub async fn reap_leftovers(engine: &Engine) -> Result<usize, SandboxError> {
     let filters = HashMap::from([("label", vec![format!("{LABEL_MANAGED}=true")])]);
     let list = engine
         .docker
-        .list_containers(Some(ListContainersOptionsBuilder::new().all(true).filters(&filters).build()))
+        .list_containers(Some(
+            ListContainersOptionsBuilder::new()
+                .all(true)
+                .filters(&filters)
+                .build(),
+        ))
         .await
         .map_err(|e| SandboxError::engine("listing containers", e))?;
     let host = hostname();
@@ -195,7 +316,12 @@ pub async fn reap_leftovers(engine: &Engine) -> Result<usize, SandboxError> {
     let mut removed = 0;
     for container in list {
         let Some(id) = container.id else { continue };
-        let owner = container.labels.as_ref().and_then(|l| l.get(LABEL_OWNER)).cloned().unwrap_or_default();
+        let owner = container
+            .labels
+            .as_ref()
+            .and_then(|l| l.get(LABEL_OWNER))
+            .cloned()
+            .unwrap_or_default();
         let (owner_host, owner_pid) = owner.rsplit_once(':').unwrap_or(("", ""));
         if owner_host != host || owner_pid == me || gateway_alive(owner_pid) {
             continue;
@@ -207,10 +333,32 @@ pub async fn reap_leftovers(engine: &Engine) -> Result<usize, SandboxError> {
     Ok(removed)
 }
 
+/// Removes every container labelled as this gateway's (the last sweep at shutdown).
+pub async fn remove_owned(engine: &Engine) -> Result<usize, SandboxError> {
+    let filters = HashMap::from([("label", vec![format!("{LABEL_OWNER}={}", owner())])]);
+    let list = engine
+        .docker
+        .list_containers(Some(
+            ListContainersOptionsBuilder::new()
+                .all(true)
+                .filters(&filters)
+                .build(),
+        ))
+        .await
+        .map_err(|e| SandboxError::engine("listing containers", e))?;
+    let ids: Vec<String> = list.into_iter().filter_map(|c| c.id).collect();
+    for id in &ids {
+        destroy(engine, id).await;
+    }
+    Ok(ids.len())
+}
+
 /// True if a process `pid` runs on this host. A recycled pid only defers the clean-up to a
 /// later start; it never removes a live gateway's containers.
 fn gateway_alive(pid: &str) -> bool {
-    !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()) && std::path::Path::new(&format!("/proc/{pid}")).exists()
+    !pid.is_empty()
+        && pid.bytes().all(|b| b.is_ascii_digit())
+        && std::path::Path::new(&format!("/proc/{pid}")).exists()
 }
 
 /// A container id as people read it.

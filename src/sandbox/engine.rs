@@ -38,6 +38,10 @@ pub enum SandboxError {
     Busy(String),
     #[error("the run was cancelled")]
     Cancelled,
+    #[error(
+        "the runner in image `{image}` did not start ({detail})\n  hint: images must be built from this version's recipes (`code-sandbox-mcp images build`); a custom image needs the runner at /opt/sandbox/"
+    )]
+    RunnerFailed { image: String, detail: String },
 }
 
 impl SandboxError {
@@ -46,10 +50,14 @@ impl SandboxError {
         use bollard::errors::Error as E;
         let detail = error.to_string();
         match error {
-            E::IOError { .. } | E::HyperResponseError { .. } | E::RequestTimeoutError | E::SocketNotFoundError(_) => {
-                SandboxError::EngineLost { detail }
-            }
-            _ => SandboxError::Engine { action: action.into(), detail },
+            E::IOError { .. }
+            | E::HyperResponseError { .. }
+            | E::RequestTimeoutError
+            | E::SocketNotFoundError(_) => SandboxError::EngineLost { detail },
+            _ => SandboxError::Engine {
+                action: action.into(),
+                detail,
+            },
         }
     }
 }
@@ -67,15 +75,29 @@ impl Engine {
     /// Connects to `DOCKER_HOST` (a `unix://` socket) or the default Docker socket, and
     /// negotiates the API version: Debian's engine speaks an older API than bollard's default.
     pub async fn connect() -> Result<Engine, SandboxError> {
-        let endpoint = std::env::var("DOCKER_HOST").unwrap_or_else(|_| "unix:///var/run/docker.sock".to_owned());
-        let no_engine = |detail: String| SandboxError::NoEngine { endpoint: endpoint.clone(), detail };
-        let socket = endpoint.strip_prefix("unix://").ok_or_else(|| {
-            no_engine("only unix:// sockets are supported".to_owned())
-        })?;
-        let docker = Docker::connect_with_socket(socket, REQUEST_TIMEOUT.as_secs(), bollard::API_DEFAULT_VERSION)
+        let endpoint = std::env::var("DOCKER_HOST")
+            .unwrap_or_else(|_| "unix:///var/run/docker.sock".to_owned());
+        let no_engine = |detail: String| SandboxError::NoEngine {
+            endpoint: endpoint.clone(),
+            detail,
+        };
+        let socket = endpoint
+            .strip_prefix("unix://")
+            .ok_or_else(|| no_engine("only unix:// sockets are supported".to_owned()))?;
+        let docker = Docker::connect_with_socket(
+            socket,
+            REQUEST_TIMEOUT.as_secs(),
+            bollard::API_DEFAULT_VERSION,
+        )
+        .map_err(|e| no_engine(e.to_string()))?;
+        let docker = docker
+            .negotiate_version()
+            .await
             .map_err(|e| no_engine(e.to_string()))?;
-        let docker = docker.negotiate_version().await.map_err(|e| no_engine(e.to_string()))?;
-        let version = docker.version().await.map_err(|e| no_engine(e.to_string()))?;
+        let version = docker
+            .version()
+            .await
+            .map_err(|e| no_engine(e.to_string()))?;
         Ok(Engine {
             docker,
             endpoint,
@@ -86,7 +108,11 @@ impl Engine {
 
     /// The runtimes the engine can start containers with (`runc`, `runsc`, ...).
     pub async fn runtimes(&self) -> Result<Vec<String>, SandboxError> {
-        let info = self.docker.info().await.map_err(|e| SandboxError::engine("reading engine info", e))?;
+        let info = self
+            .docker
+            .info()
+            .await
+            .map_err(|e| SandboxError::engine("reading engine info", e))?;
         let mut names: Vec<String> = info.runtimes.unwrap_or_default().into_keys().collect();
         names.sort();
         Ok(names)
@@ -95,12 +121,17 @@ impl Engine {
     /// Fails unless the engine has `runtime`: a policy that asks for gVisor must never get a
     /// weaker runtime silently.
     pub async fn require_runtime(&self, runtime: Option<&str>) -> Result<(), SandboxError> {
-        let Some(runtime) = runtime else { return Ok(()) };
+        let Some(runtime) = runtime else {
+            return Ok(());
+        };
         let available = self.runtimes().await?;
         if available.iter().any(|r| r == runtime) {
             Ok(())
         } else {
-            Err(SandboxError::MissingRuntime { runtime: runtime.to_owned(), available: available.join(", ") })
+            Err(SandboxError::MissingRuntime {
+                runtime: runtime.to_owned(),
+                available: available.join(", "),
+            })
         }
     }
 }

@@ -59,7 +59,11 @@ pub async fn execute(
     limits: &Limits,
     cancelled: impl Future<Output = ()>,
 ) -> Result<Execution, SandboxError> {
-    let Started { id, mut input, mut output } = started;
+    let Started {
+        id,
+        mut input,
+        mut output,
+    } = started;
     let nonce = new_nonce();
     let began = Instant::now();
     let deadline = tokio::time::Instant::now() + limits.timeout;
@@ -101,7 +105,10 @@ pub async fn execute(
     };
     let duration_ms = u64::try_from(began.elapsed().as_millis()).unwrap_or(u64::MAX);
     let marker_code = stdout.exit_code().or(stderr.exit_code());
-    let mut result = Execution { duration_ms, ..Default::default() };
+    let mut result = Execution {
+        duration_ms,
+        ..Default::default()
+    };
     match ending {
         Ending::Finished => result.exit_code = marker_code,
         Ending::Exited => {

@@ -19,20 +19,36 @@ fn recipe(language: Language) -> [(&'static str, &'static str); 3] {
     match language {
         Language::Python => [
             ("build-image.sh", BUILD_SCRIPT),
-            ("python/packages.txt", include_str!("../../containers/python/packages.txt")),
-            ("python/runner.py", include_str!("../../containers/python/runner.py")),
+            (
+                "python/packages.txt",
+                include_str!("../../containers/python/packages.txt"),
+            ),
+            (
+                "python/runner.py",
+                include_str!("../../containers/python/runner.py"),
+            ),
         ],
         Language::JavaScript => [
             ("build-image.sh", BUILD_SCRIPT),
-            ("javascript/packages.txt", include_str!("../../containers/javascript/packages.txt")),
-            ("javascript/runner.js", include_str!("../../containers/javascript/runner.js")),
+            (
+                "javascript/packages.txt",
+                include_str!("../../containers/javascript/packages.txt"),
+            ),
+            (
+                "javascript/runner.js",
+                include_str!("../../containers/javascript/runner.js"),
+            ),
         ],
     }
 }
 
 /// `code-sandbox-python:<first 12 hex digits of the recipe's SHA-256>`.
 pub fn default_image(language: Language) -> String {
-    let digest = crate::policy::digest(recipe(language).iter().flat_map(|(name, text)| [*name, *text]));
+    let digest = crate::policy::digest(
+        recipe(language)
+            .iter()
+            .flat_map(|(name, text)| [*name, *text]),
+    );
     format!("code-sandbox-{}:{}", language.as_str(), &digest[..12])
 }
 
@@ -48,7 +64,9 @@ pub fn runner_command(language: Language) -> Vec<String> {
 pub async fn exists(engine: &Engine, image: &str) -> Result<bool, SandboxError> {
     match engine.docker.inspect_image(image).await {
         Ok(_) => Ok(true),
-        Err(bollard::errors::Error::DockerResponseServerError { status_code: 404, .. }) => Ok(false),
+        Err(bollard::errors::Error::DockerResponseServerError {
+            status_code: 404, ..
+        }) => Ok(false),
         Err(e) => Err(SandboxError::engine("looking up an image", e)),
     }
 }
@@ -74,18 +92,28 @@ pub async fn ensure(
     if !ours || !build_missing {
         return Err(SandboxError::ImageMissing {
             language: language.as_str(),
-            language_flag: if language == Language::Python { "python" } else { "js" },
+            language_flag: if language == Language::Python {
+                "python"
+            } else {
+                "js"
+            },
             image: image.to_owned(),
         });
     }
-    progress(&format!("the {language} sandbox image {image} is not built yet; building it now (first use, about a minute)"));
+    progress(&format!(
+        "the {language} sandbox image {image} is not built yet; building it now (first use, about a minute)"
+    ));
     build(engine, language, mirror).await
 }
 
 /// Builds one language's image from its recipe: mmdebstrap makes the root filesystem, the
 /// engine imports it. Concurrent builders (two gateways starting at once) take turns on a
 /// lock file, and the second finds the image already there.
-pub async fn build(engine: &Engine, language: Language, mirror: Option<&str>) -> Result<(), SandboxError> {
+pub async fn build(
+    engine: &Engine,
+    language: Language,
+    mirror: Option<&str>,
+) -> Result<(), SandboxError> {
     let image = default_image(language);
     let lock = build_lock().await?;
     if exists(engine, &image).await? {
@@ -106,7 +134,9 @@ pub async fn build(engine: &Engine, language: Language, mirror: Option<&str>) ->
     }
     let tarball = work.path().join("rootfs.tar");
     let started = std::time::Instant::now();
-    progress(&format!("building {image} with mmdebstrap (its progress follows)"));
+    progress(&format!(
+        "building {image} with mmdebstrap (its progress follows)"
+    ));
     let mut command = tokio::process::Command::new("bash");
     command
         .arg(work.path().join("build-image.sh"))
@@ -132,7 +162,10 @@ pub async fn build(engine: &Engine, language: Language, mirror: Option<&str>) ->
         )));
     }
     import(engine, &tarball, &image).await?;
-    progress(&format!("built {image} in {:.0} s", started.elapsed().as_secs_f64()));
+    progress(&format!(
+        "built {image} in {:.0} s",
+        started.elapsed().as_secs_f64()
+    ));
     drop(lock);
     Ok(())
 }
@@ -141,7 +174,10 @@ pub async fn build(engine: &Engine, language: Language, mirror: Option<&str>) ->
 async fn import(engine: &Engine, tarball: &Path, image: &str) -> Result<(), SandboxError> {
     let (repo, tag) = image.rsplit_once(':').unwrap_or((image, "latest"));
     let size = std::fs::metadata(tarball).map(|m| m.len()).unwrap_or(0);
-    progress(&format!("importing the root filesystem ({} MB) into the engine", size / 1_000_000));
+    progress(&format!(
+        "importing the root filesystem ({} MB) into the engine",
+        size / 1_000_000
+    ));
     let file = tokio::fs::File::open(tarball)
         .await
         .map_err(|e| SandboxError::Build(format!("cannot open {}: {e}", tarball.display())))?;
@@ -157,15 +193,24 @@ async fn import(engine: &Engine, tarball: &Path, image: &str) -> Result<(), Sand
             Err(e) => Some((Err(e), file)),
         }
     });
-    let options = CreateImageOptionsBuilder::new().from_src("-").repo(repo).tag(tag).build();
-    let mut stream = engine.docker.create_image(Some(options), Some(bollard::body_try_stream(chunks)), None);
+    let options = CreateImageOptionsBuilder::new()
+        .from_src("-")
+        .repo(repo)
+        .tag(tag)
+        .build();
+    let mut stream =
+        engine
+            .docker
+            .create_image(Some(options), Some(bollard::body_try_stream(chunks)), None);
     while let Some(item) = stream.next().await {
         item.map_err(|e| SandboxError::Build(format!("the engine refused the image: {e}")))?;
     }
     if exists(engine, image).await? {
         Ok(())
     } else {
-        Err(SandboxError::Build(format!("the import finished but {image} does not exist")))
+        Err(SandboxError::Build(format!(
+            "the import finished but {image} does not exist"
+        )))
     }
 }
 
@@ -178,10 +223,16 @@ async fn build_lock() -> Result<std::fs::File, SandboxError> {
             .truncate(false)
             .write(true)
             .open(&path)
-            .map_err(|e| SandboxError::Build(format!("cannot open the build lock {}: {e}", path.display())))?;
+            .map_err(|e| {
+                SandboxError::Build(format!(
+                    "cannot open the build lock {}: {e}",
+                    path.display()
+                ))
+            })?;
         if file.try_lock().is_err() {
             progress("another image build is running; waiting for it");
-            file.lock().map_err(|e| SandboxError::Build(format!("cannot take the build lock: {e}")))?;
+            file.lock()
+                .map_err(|e| SandboxError::Build(format!("cannot take the build lock: {e}")))?;
         }
         let _ = (&file).write(b"");
         Ok(file)
@@ -192,7 +243,9 @@ async fn build_lock() -> Result<std::fs::File, SandboxError> {
 
 /// Image builds run mmdebstrap in root mode.
 fn check_builder() -> Result<(), SandboxError> {
-    let which = std::process::Command::new("sh").args(["-c", "command -v mmdebstrap"]).output();
+    let which = std::process::Command::new("sh")
+        .args(["-c", "command -v mmdebstrap"])
+        .output();
     if !which.is_ok_and(|o| o.status.success()) {
         return Err(SandboxError::Build(
             "mmdebstrap is not installed\n  hint: apt-get install mmdebstrap (Debian/Ubuntu), then run `code-sandbox-mcp images build`".into(),
@@ -200,7 +253,11 @@ fn check_builder() -> Result<(), SandboxError> {
     }
     let root = std::fs::read_to_string("/proc/self/status")
         .ok()
-        .and_then(|s| s.lines().find(|l| l.starts_with("Uid:")).map(|l| l.split_whitespace().nth(2) == Some("0")))
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("Uid:"))
+                .map(|l| l.split_whitespace().nth(2) == Some("0"))
+        })
         .unwrap_or(false);
     if !root {
         return Err(SandboxError::Build(
@@ -219,7 +276,10 @@ mod tests {
         let py = default_image(Language::Python);
         assert!(py.starts_with("code-sandbox-python:"));
         assert_eq!(py.len(), "code-sandbox-python:".len() + 12);
-        assert_ne!(py.split(':').nth(1), default_image(Language::JavaScript).split(':').nth(1));
+        assert_ne!(
+            py.split(':').nth(1),
+            default_image(Language::JavaScript).split(':').nth(1)
+        );
         assert_eq!(py, default_image(Language::Python));
     }
 }

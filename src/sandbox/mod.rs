@@ -57,7 +57,10 @@ impl Default for SandboxConfig {
 
 impl SandboxConfig {
     pub fn image(&self, language: Language) -> String {
-        self.images.get(&language).cloned().unwrap_or_else(|| images::default_image(language))
+        self.images
+            .get(&language)
+            .cloned()
+            .unwrap_or_else(|| images::default_image(language))
     }
 }
 
@@ -84,16 +87,31 @@ impl Sandbox {
         let mut pools = HashMap::new();
         for &language in &config.languages {
             let image = config.image(language);
-            images::ensure(&engine, language, &image, config.build_missing_images, config.mirror.as_deref()).await?;
+            images::ensure(
+                &engine,
+                language,
+                &image,
+                config.build_missing_images,
+                config.mirror.as_deref(),
+            )
+            .await?;
             let spec = ContainerSpec {
                 image,
                 command: images::runner_command(language),
                 limits: limits.clone(),
                 env: env.clone(),
             };
-            pools.insert(language, Pool::start(engine.clone(), spec, config.pool_size));
+            pools.insert(
+                language,
+                Pool::start(engine.clone(), spec, config.pool_size),
+            );
         }
-        Ok(Sandbox { engine, pools, limits: limits.clone(), teardown: TaskTracker::new() })
+        Ok(Sandbox {
+            engine,
+            pools,
+            limits: limits.clone(),
+            teardown: TaskTracker::new(),
+        })
     }
 
     pub fn engine(&self) -> &Engine {
@@ -127,25 +145,96 @@ impl Sandbox {
         code: &str,
         cancelled: impl Future<Output = ()>,
     ) -> Result<Execution, SandboxError> {
-        let pool = self.pools.get(&language).ok_or_else(|| SandboxError::Engine {
-            action: "choosing a container".into(),
-            detail: format!("no {language} sandbox is configured"),
-        })?;
+        let pool = self
+            .pools
+            .get(&language)
+            .ok_or_else(|| SandboxError::Engine {
+                action: "choosing a container".into(),
+                detail: format!("no {language} sandbox is configured"),
+            })?;
         let started = pool.take().await?;
-        let id = started.id.clone();
-        let result = exec::execute(&self.engine, started, code, &self.limits, cancelled).await;
-        let engine = self.engine.clone();
-        self.teardown.spawn(async move { container::destroy(&engine, &id).await });
-        result
+        // Removal is tied to this guard, so it happens however the run ends, even when the
+        // caller drops this future (a client that went away).
+        let _teardown = Teardown {
+            engine: self.engine.clone(),
+            id: started.id.clone(),
+            tracker: self.teardown.clone(),
+        };
+        exec::execute(&self.engine, started, code, &self.limits, cancelled).await
     }
 
-    /// Stops the pools and waits until every container this sandbox created is gone.
+    /// Stops the pools, waits until every container this sandbox created is gone, and sweeps
+    /// any container still carrying this gateway's label.
     pub async fn shutdown(&self) {
         for pool in self.pools.values() {
             pool.close().await;
         }
         self.teardown.close();
         self.teardown.wait().await;
+        if let Err(e) = container::remove_owned(&self.engine).await {
+            tracing::warn!(error = %e, "could not sweep this gateway's containers");
+        }
+    }
+}
+
+/// Kills and removes a run's container in the background when dropped.
+struct Teardown {
+    engine: Engine,
+    id: String,
+    tracker: TaskTracker,
+}
+
+impl Drop for Teardown {
+    fn drop(&mut self) {
+        let (engine, id) = (self.engine.clone(), std::mem::take(&mut self.id));
+        match tokio::runtime::Handle::try_current() {
+            Ok(_) => {
+                self.tracker
+                    .spawn(async move { container::destroy(&engine, &id).await });
+            }
+            Err(_) => {
+                tracing::warn!(container = %container::short(&id), "no runtime to remove the container; the next start reaps it")
+            }
+        }
+    }
+}
+
+/// A sandbox started on first use (and started again after a failed start), so a server can
+/// answer its clients at once while images build or the engine comes up.
+pub struct LazySandbox {
+    config: SandboxConfig,
+    limits: Limits,
+    slot: tokio::sync::Mutex<Option<Arc<Sandbox>>>,
+}
+
+impl LazySandbox {
+    pub fn new(config: SandboxConfig, limits: Limits) -> LazySandbox {
+        LazySandbox {
+            config,
+            limits,
+            slot: tokio::sync::Mutex::new(None),
+        }
+    }
+
+    pub fn config(&self) -> &SandboxConfig {
+        &self.config
+    }
+
+    /// The running sandbox, starting it if needed. Callers wait while another caller starts it.
+    pub async fn get(&self) -> Result<Arc<Sandbox>, SandboxError> {
+        let mut slot = self.slot.lock().await;
+        if let Some(sandbox) = slot.as_ref() {
+            return Ok(Arc::clone(sandbox));
+        }
+        let sandbox = Arc::new(Sandbox::start(&self.config, &self.limits).await?);
+        *slot = Some(Arc::clone(&sandbox));
+        Ok(sandbox)
+    }
+
+    pub async fn shutdown(&self) {
+        if let Some(sandbox) = self.slot.lock().await.take() {
+            sandbox.shutdown().await;
+        }
     }
 }
 

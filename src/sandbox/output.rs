@@ -41,10 +41,12 @@ impl Capture {
         }
         self.total += chunk.len() as u64;
         let room = self.cap.saturating_sub(self.kept.len());
-        self.kept.extend_from_slice(&chunk[..chunk.len().min(room + MAX_MARKER).min(chunk.len())]);
+        self.kept
+            .extend_from_slice(&chunk[..chunk.len().min(room + MAX_MARKER).min(chunk.len())]);
         // The slack beyond the cap lets a marker that straddles the cap still be stripped;
         // `finish` cuts `kept` back to the cap.
-        self.tail.extend_from_slice(&chunk[chunk.len().saturating_sub(MAX_MARKER)..]);
+        self.tail
+            .extend_from_slice(&chunk[chunk.len().saturating_sub(MAX_MARKER)..]);
         if self.tail.len() > MAX_MARKER {
             self.tail.drain(..self.tail.len() - MAX_MARKER);
         }
@@ -168,7 +170,10 @@ mod tests {
     fn nonces_are_fresh_hex() {
         let (a, b) = (new_nonce(), new_nonce());
         assert_eq!(a.len(), 32);
-        assert!(a.bytes().all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase()));
+        assert!(
+            a.bytes()
+                .all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase())
+        );
         assert_ne!(a, b);
     }
 }

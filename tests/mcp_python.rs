@@ -1,0 +1,80 @@
+//! The server driven by the official Python MCP client (`mcp` from PyPI): tools, schemas,
+//! annotations, Python and JavaScript runs, a denial, a timeout, check_code, resources, bad
+//! arguments, streamable HTTP with and without the bearer token, and 20 concurrent calls.
+//! The client lives in tests/mcp/python_client.py; its virtualenv is made on first use under
+//! target/ (pip needs the package index).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn venv_python() -> PathBuf {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let venv = std::env::var_os("CARGO_TARGET_DIR")
+        .map_or_else(|| root.join("target"), PathBuf::from)
+        .join("mcp-venv");
+    let python = venv.join("bin/python");
+    let ready = venv.join(".mcp-installed");
+    if !ready.exists() {
+        let made = Command::new("python3")
+            .args(["-m", "venv"])
+            .arg(&venv)
+            .status()
+            .expect("python3 is needed for the MCP client tests");
+        assert!(
+            made.success(),
+            "python3 -m venv failed (Debian: apt-get install python3-venv)"
+        );
+        let installed = Command::new(&python)
+            .args([
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "--disable-pip-version-check",
+                "mcp>=2.3,<3",
+            ])
+            .status()
+            .unwrap();
+        assert!(installed.success(), "pip install mcp failed");
+        std::fs::write(&ready, "").unwrap();
+    }
+    python
+}
+
+#[test]
+fn the_official_python_client_works_end_to_end() {
+    let python = venv_python();
+    let dir = tempfile::tempdir().unwrap();
+    let policy = dir.path().join("short.yaml");
+    std::fs::write(
+        &policy,
+        "name: test-short\nextends: standard\nlimits:\n  timeout: 3s\n",
+    )
+    .unwrap();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/python_client.py");
+    let output = Command::new(python)
+        .arg(script)
+        .arg(env!("CARGO_BIN_EXE_code-sandbox-mcp"))
+        .arg(&policy)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success(),
+        "python client failed\n--- stdout\n{stdout}\n--- stderr\n{stderr}"
+    );
+    for check in [
+        "ok list_tools",
+        "ok run_python_code",
+        "ok a denied snippet",
+        "ok a timeout",
+        "ok check_code",
+        "ok streamable HTTP",
+        "ok the bearer token",
+        "ok a non-loopback",
+        "ok 20 concurrent calls",
+    ] {
+        assert!(stdout.contains(check), "missing `{check}` in\n{stdout}");
+    }
+}

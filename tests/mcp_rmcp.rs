@@ -61,8 +61,12 @@ async fn containers_of(engine: &Engine, pid: u32) -> usize {
 
 #[tokio::test]
 async fn rmcp_client_runs_sees_progress_and_cancels() {
+    let audit_dir = tempfile::tempdir().unwrap();
+    let audit = audit_dir.path().join("audit.jsonl");
     let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_code-sandbox-mcp"));
-    command.args(["--pool-size", "0"]);
+    command
+        .args(["--pool-size", "0", "--audit-log"])
+        .arg(&audit);
     let transport = TokioChildProcess::new(command).unwrap();
     let server_pid = transport.id().expect("the server has a pid");
     let handler = Client::default();
@@ -129,5 +133,84 @@ async fn rmcp_client_runs_sees_progress_and_cancels() {
     assert_eq!(remaining, 0, "the cancelled run's container is still there");
     assert!(started.elapsed() < Duration::from_secs(20));
 
+    // A denied call, then the audit trail of everything so far.
+    let denied = client
+        .call_tool(
+            CallToolRequestParams::new("run_python_code")
+                .with_arguments(object!({ "code": "import os\nos.system('echo TOPSECRET')" })),
+        )
+        .await
+        .unwrap();
+    assert_eq!(denied.is_error, Some(true));
+    client.cancel().await.unwrap();
+    let lines: Vec<serde_json::Value> = std::fs::read_to_string(&audit)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 4, "{lines:?}");
+    assert_eq!(
+        (lines[0]["tool"].as_str(), lines[0]["exit_code"].as_i64()),
+        (Some("run_python_code"), Some(0))
+    );
+    assert!(
+        lines[2]["error"].as_str().unwrap().contains("cancelled"),
+        "{}",
+        lines[2]
+    );
+    assert_eq!(
+        (lines[3]["verdict"].as_str(), lines[3]["ran"].as_bool()),
+        (Some("deny"), Some(false))
+    );
+    assert_eq!(lines[3]["findings"][0]["rule"], "process-exec");
+    assert_eq!(lines[3]["policy"], "standard");
+    assert!(
+        !std::fs::read_to_string(&audit)
+            .unwrap()
+            .contains("TOPSECRET"),
+        "the audit log must not contain code"
+    );
+}
+
+#[tokio::test]
+async fn calls_beyond_the_queue_get_a_busy_error_at_once() {
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_code-sandbox-mcp"));
+    command.args([
+        "--pool-size",
+        "1",
+        "--max-concurrent",
+        "1",
+        "--max-queue",
+        "0",
+    ]);
+    let client = ().serve(TokioChildProcess::new(command).unwrap()).await.unwrap();
+    let call = |code: &'static str| {
+        let client = &client;
+        async move {
+            client
+                .call_tool(
+                    CallToolRequestParams::new("run_python_code")
+                        .with_arguments(object!({ "code": code })),
+                )
+                .await
+                .unwrap()
+        }
+    };
+    let slow = call("import time\ntime.sleep(3)\nprint('slow')");
+    let refused = async {
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let started = Instant::now();
+        let result = call("print('second')").await;
+        (result, started.elapsed())
+    };
+    let (slow, (refused, waited)) = tokio::join!(slow, refused);
+    assert_eq!(slow.structured_content.unwrap()["stdout"], "slow\n");
+    assert_eq!(refused.is_error, Some(true));
+    let text = refused.content[0].as_text().unwrap().text.clone();
+    assert!(text.contains("busy"), "{text}");
+    assert!(
+        waited < Duration::from_secs(2),
+        "a busy answer comes at once, not after {waited:?}"
+    );
     client.cancel().await.unwrap();
 }

@@ -1,0 +1,111 @@
+//! Tool-call latency of `print(1)` through the MCP server over stdio, from rmcp's client:
+//! median and p95 of sequential calls, and calls per second at concurrency 4, against
+//! `docker run --rm` of the same snippet on the same image, measured in the same run.
+//!
+//!     cargo bench --bench mcp_latency [-- CALLS]
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use code_sandbox_mcp::analysis::Language;
+use code_sandbox_mcp::sandbox::images;
+use rmcp::ServiceExt;
+use rmcp::model::CallToolRequestParams;
+use rmcp::object;
+use rmcp::transport::TokioChildProcess;
+
+fn main() {
+    let calls: usize = std::env::args()
+        .skip(1)
+        .find_map(|a| a.parse().ok())
+        .unwrap_or(40);
+    tokio::runtime::Runtime::new()
+        .expect("runtime")
+        .block_on(bench(calls));
+}
+
+async fn bench(calls: usize) {
+    let server = env!("CARGO_BIN_EXE_code-sandbox-mcp");
+    let mut command = tokio::process::Command::new(server);
+    command.args(["--pool-size", "4", "--max-concurrent", "4"]);
+    let client =
+        ().serve(TokioChildProcess::new(command).expect("server"))
+            .await
+            .expect("handshake");
+    let call = || async {
+        let request = CallToolRequestParams::new("run_python_code")
+            .with_arguments(object!({ "code": "print(1)" }));
+        let result = client.call_tool(request).await.expect("call");
+        assert_eq!(
+            result.structured_content.expect("structured")["stdout"],
+            "1\n"
+        );
+    };
+    // Warm up: the first call waits for the pool to fill.
+    call().await;
+    tokio::time::sleep(Duration::from_secs(3)).await;
+
+    let mut sequential = Vec::new();
+    for _ in 0..calls {
+        tokio::time::sleep(Duration::from_millis(400)).await; // let the pool refill between calls
+        let started = Instant::now();
+        call().await;
+        sequential.push(started.elapsed());
+    }
+    let started = Instant::now();
+    let mut done = 0;
+    while done < calls {
+        let batch = 4.min(calls - done);
+        futures_util::future::join_all((0..batch).map(|_| call())).await;
+        done += batch;
+    }
+    let concurrent_rate = calls as f64 / started.elapsed().as_secs_f64();
+    client.cancel().await.ok();
+
+    let image = images::default_image(Language::Python);
+    let mut docker = Vec::new();
+    for _ in 0..calls.min(15) {
+        let started = Instant::now();
+        let out = Command::new("docker")
+            .args([
+                "run",
+                "--rm",
+                "--network",
+                "none",
+                &image,
+                "python3",
+                "-c",
+                "print(1)",
+            ])
+            .output()
+            .expect("docker");
+        assert!(out.status.success());
+        docker.push(started.elapsed());
+    }
+    let (m, p) = stats(&mut sequential);
+    let (dm, dp) = stats(&mut docker);
+    println!(
+        "MCP tool call print(1) over stdio: median {:.1} ms, p95 {:.1} ms ({calls} calls)",
+        ms(m),
+        ms(p)
+    );
+    println!(
+        "docker run --rm print(1):          median {:.1} ms, p95 {:.1} ms",
+        ms(dm),
+        ms(dp)
+    );
+    println!("ratio (median):                    {:.1}x", ms(dm) / ms(m));
+    println!("concurrency 4, pool of 4:          {concurrent_rate:.1} calls/s");
+}
+
+fn stats(samples: &mut [Duration]) -> (Duration, Duration) {
+    samples.sort();
+    let p95 = samples[((samples.len() as f64 * 0.95).ceil() as usize)
+        .saturating_sub(1)
+        .min(samples.len() - 1)];
+    (samples[samples.len() / 2], p95)
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}

@@ -16,6 +16,11 @@ pub const MAX_EXPR_DEPTH: usize = 100;
 pub const MAX_CANDIDATES: usize = 8;
 /// Longest string the folder builds, so `'a' * 10**9`-style folding cannot allocate wildly.
 pub const MAX_FOLDED_LEN: usize = 4096;
+/// Separate too-deep regions reported per snippet: enough to find them all in practice,
+/// bounded so a file of thousands of deep expressions does not drown the findings.
+pub const MAX_DEEP_REGIONS: usize = 5;
+/// Constant arguments carried on one call's fact.
+pub const MAX_FACT_ARGS: usize = 8;
 
 /// Collects facts, deduplicated, within [`MAX_FACTS`].
 pub struct Collector<'s> {
@@ -98,6 +103,7 @@ impl<'s> Collector<'s> {
 pub struct Bindings {
     aliases: HashMap<String, Vec<String>>,
     constants: HashMap<String, Vec<String>>,
+    integers: HashMap<String, Vec<i128>>,
 }
 
 impl Bindings {
@@ -109,6 +115,26 @@ impl Bindings {
     /// Records that `name` may hold the constant string `value`. Returns true if that is new.
     pub fn constant(&mut self, name: &str, value: String) -> bool {
         add_candidate(self.constants.entry(name.to_owned()).or_default(), value)
+    }
+
+    /// Records that `name` may hold the integer `value`. Returns true if that is new.
+    pub fn integer(&mut self, name: &str, value: i128) -> bool {
+        let list = self.integers.entry(name.to_owned()).or_default();
+        if list.len() >= MAX_CANDIDATES || list.contains(&value) {
+            return false;
+        }
+        list.push(value);
+        true
+    }
+
+    /// The integer a name holds: exactly, when one value is known; or, for sizes, the
+    /// largest of the values it may hold (a size is only as safe as its largest candidate).
+    pub fn integer_value(&self, name: &str, largest: bool) -> Option<i128> {
+        match self.integers.get(name).map(Vec::as_slice) {
+            Some([one]) => Some(*one),
+            Some(many) if largest => many.iter().copied().max(),
+            _ => None,
+        }
     }
 
     pub fn meanings(&self, name: &str) -> Option<&[String]> {
@@ -130,6 +156,32 @@ fn add_candidate(list: &mut Vec<String>, value: String) -> bool {
     }
     list.push(value);
     true
+}
+
+/// Nodes where resolution stopped at [`MAX_EXPR_DEPTH`], one per separate region: a cutoff
+/// inside (or around) a region already recorded is the same deep expression.
+#[derive(Default)]
+pub struct DeepRegions<'t> {
+    nodes: Vec<Node<'t>>,
+}
+
+impl<'t> DeepRegions<'t> {
+    pub fn record(&mut self, node: Node<'t>) {
+        let overlaps = self
+            .nodes
+            .iter()
+            .any(|n| n.start_byte() < node.end_byte() && node.start_byte() < n.end_byte());
+        if !overlaps && self.nodes.len() < MAX_DEEP_REGIONS {
+            self.nodes.push(node);
+        }
+    }
+
+    /// Reports each region as an analysis limit.
+    pub fn report(&self, out: &mut Collector) {
+        for node in &self.nodes {
+            out.too_deep(*node);
+        }
+    }
 }
 
 /// Joins a resolved prefix and an attribute name into a qualified name.

@@ -90,11 +90,14 @@ pub enum FactKind {
     Import { module: String },
     /// A use of a name whose meaning was resolved, written fully qualified: `os.system`,
     /// `child_process.exec`, or a builtin such as `open` or `eval`. `called` is true at a call
-    /// site; `first_arg` is the first argument when it folds to a constant string.
+    /// site; `args` are the call's arguments that fold to constants (strings, and integers
+    /// written in decimal), in order: every positional argument, then Python keyword
+    /// arguments that name files (`file=`, `path=`, `src=`, `dst=`, ...). Arguments that do
+    /// not fold are left out, so `args` says what is known, not how many there are.
     Use {
         name: String,
         called: bool,
-        first_arg: Option<String>,
+        args: Vec<String>,
     },
     /// A construct whose effect cannot be proven statically, or that is dangerous in itself.
     Dynamic { kind: DynamicKind, detail: String },

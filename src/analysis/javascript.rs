@@ -1,16 +1,21 @@
 //! JavaScript (Node.js) source to facts.
 //!
 //! The same two passes as the Python analyzer: bindings first (`require`, `import`,
-//! destructuring, assignments, default parameters), then reporting. JavaScript spells one
-//! identifier many ways (`\u0065val`, `ev\u{61}l`) and reaches globals through `globalThis`,
-//! `global`, `window` or `self`; all of these resolve to the same name. Unlike Python, JS does
-//! not NFKC-normalize identifiers, so neither do we.
+//! destructuring, assignments, default parameters, function declarations), then reporting.
+//! JavaScript spells one identifier many ways (`\u0065val`, `ev\u{61}l`) and reaches globals
+//! through `globalThis`, `global`, `window` or `self`; all of these resolve to the same name.
+//! Unlike Python, JS does not NFKC-normalize identifiers, so neither do we.
+//!
+//! Function values resolve to a marker, so what is reached through them is known: the
+//! `.constructor` of any function is `Function`, as is `x.constructor.constructor` for any `x`.
+
+use std::collections::HashSet;
 
 use tree_sitter::Node;
 
 use super::collect::{
-    Bindings, Collector, FlatTree, IdMap, MAX_EXPR_DEPTH, MAX_FOLDED_LEN, arguments, dedup_capped,
-    is_under, named_children, qualify, text, walk,
+    Bindings, Collector, DeepRegions, FlatTree, IdMap, MAX_EXPR_DEPTH, MAX_FACT_ARGS,
+    MAX_FOLDED_LEN, arguments, dedup_capped, is_under, named_children, qualify, text, walk,
 };
 use super::facts::{DynamicKind, FactKind};
 use super::python::{combine_ints, parse_int};
@@ -19,6 +24,57 @@ use super::{HUGE_ALLOCATION, NestedCode};
 
 /// Names that stand for the global object.
 const GLOBAL_OBJECTS: &[&str] = &["globalThis", "global", "window", "self"];
+
+/// What a function value (a function or class literal or declaration) resolves to.
+const FUNCTION: &str = "<function>";
+/// Marker part: `X.<descriptor>` is what `Object.getOwnPropertyDescriptor(X's owner, key)`
+/// returns; its `.value` is `X`.
+const DESCRIPTOR: &str = "<descriptor>";
+/// Marker part: `O.<descriptors>` is `Object.getOwnPropertyDescriptors(O)`.
+const DESCRIPTORS: &str = "<descriptors>";
+
+/// Node's built-in modules. A local declared with one of these names is not the module: the
+/// module is only a global in the REPL, where it is never shadowed by a declaration.
+const NODE_MODULES: &[&str] = &[
+    "assert",
+    "async_hooks",
+    "buffer",
+    "child_process",
+    "cluster",
+    "constants",
+    "dgram",
+    "diagnostics_channel",
+    "dns",
+    "domain",
+    "events",
+    "fs",
+    "http",
+    "http2",
+    "https",
+    "inspector",
+    "net",
+    "os",
+    "path",
+    "perf_hooks",
+    "punycode",
+    "querystring",
+    "readline",
+    "repl",
+    "stream",
+    "string_decoder",
+    "sys",
+    "timers",
+    "tls",
+    "trace_events",
+    "tty",
+    "url",
+    "util",
+    "v8",
+    "vm",
+    "wasi",
+    "worker_threads",
+    "zlib",
+];
 
 /// Functions that load a module named by their first argument.
 const LOADERS: &[&str] = &[
@@ -59,6 +115,10 @@ const INTROSPECTION_PROPERTIES: &[&str] = &[
     "prepareStackTrace",
 ];
 
+/// Of [`INTROSPECTION_PROPERTIES`], those that only mean something on `arguments` or on a
+/// function (`node.callee` in an AST walker is harmless).
+const CALL_STACK_PROPERTIES: &[&str] = &["callee", "caller"];
+
 const INTROSPECTION_NAMES: &[&str] = &[
     "module._cache",
     "require.cache",
@@ -90,11 +150,22 @@ const ALLOCATING: &[&str] = &[
 ];
 
 /// Node kinds that bind names.
-const BINDING_KINDS: [&str; 4] = [
+const BINDING_KINDS: [&str; 7] = [
     "import_statement",
     "variable_declarator",
     "assignment_expression",
     "assignment_pattern",
+    "function_declaration",
+    "generator_function_declaration",
+    "class_declaration",
+];
+
+/// Node kinds of function values.
+const FUNCTION_LITERALS: &[&str] = &[
+    "function_expression",
+    "arrow_function",
+    "generator_function",
+    "class",
 ];
 
 pub(super) fn analyze<'t>(
@@ -103,13 +174,16 @@ pub(super) fn analyze<'t>(
     out: &mut Collector,
     nested: &mut Vec<NestedCode>,
 ) {
+    let tree = FlatTree::of(root);
+    let declared = declared_names(&tree, source);
     let mut js = JavaScript {
         source,
         bindings: Bindings::default(),
         memo: IdMap::default(),
         folds: IdMap::default(),
-        too_deep: None,
-        tree: FlatTree::of(root),
+        too_deep: DeepRegions::default(),
+        tree,
+        declared,
     };
     let binding_nodes = js.tree.of_kinds(&BINDING_KINDS);
     for _ in 0..4 {
@@ -125,9 +199,37 @@ pub(super) fn analyze<'t>(
         let node = js.tree.nodes[i];
         js.report(node, out, nested);
     }
-    if let Some(node) = js.too_deep {
-        out.too_deep(node);
+    js.too_deep.report(out);
+}
+
+/// Names the snippet declares (variables, parameters, functions, classes, imports, catch
+/// parameters) or assigns: wherever they are used, they may be that local.
+fn declared_names(tree: &FlatTree, source: &str) -> HashSet<String> {
+    let mut declared = HashSet::new();
+    for &node in &tree.nodes {
+        if !matches!(
+            node.kind(),
+            "identifier" | "shorthand_property_identifier_pattern"
+        ) {
+            continue;
+        }
+        let parent = tree.parent(node);
+        let binds = node.kind() == "shorthand_property_identifier_pattern"
+            || (!is_reference(node, parent)
+                && !parent.is_some_and(|p| {
+                    matches!(
+                        p.kind(),
+                        "labeled_statement"
+                            | "break_statement"
+                            | "continue_statement"
+                            | "export_specifier"
+                    )
+                }));
+        if binds {
+            declared.insert(decode_js_escapes(text(node, source)));
+        }
     }
+    declared
 }
 
 /// Module specifiers name the same module with or without the `node:` scheme.
@@ -138,20 +240,90 @@ fn normalize_module(specifier: &str) -> String {
         .to_owned()
 }
 
-/// Aliases of the loader: `process.mainModule`, `require.main` and `module.constructor` all
-/// lead to the module system, so they are rewritten to one spelling.
+/// One spelling per meaning. Through functions: a function's `.constructor` is `Function`,
+/// so is `x.constructor.constructor` for any `x`, and `X.prototype.constructor` is `X`;
+/// a property descriptor's `.value` is the property. Through the loader: `process.mainModule`,
+/// `require.main`, `module.constructor`, `module.prototype`, `module.parent` and
+/// `module.children[n]` all lead to the module system, so they are rewritten to `module`.
 fn canonical(name: String) -> String {
-    for (from, to) in [
-        ("process.mainModule", "module"),
-        ("require.main", "module"),
-        ("module.constructor", "module"),
-        ("module.Module", "module"),
-    ] {
-        if is_under(&name, from) {
-            return format!("{to}{}", &name[from.len()..]);
+    let name = if name.contains("constructor") || name.contains('<') {
+        through_functions(&name)
+    } else {
+        name
+    };
+    through_loader(name)
+}
+
+fn through_functions(name: &str) -> String {
+    let parts: Vec<&str> = name.split('.').collect();
+    let mut out: Vec<&str> = Vec::with_capacity(parts.len());
+    let mut i = 0;
+    while i < parts.len() {
+        let part = parts[i];
+        let next = parts.get(i + 1).copied();
+        match (out.last().copied(), part) {
+            (Some(FUNCTION | "Function"), "constructor") => {
+                out.pop();
+                out.push("Function");
+            }
+            (Some("constructor"), "constructor") => {
+                out.clear();
+                out.push("Function");
+            }
+            (Some(_), "prototype") if next == Some("constructor") => i += 1,
+            (_, DESCRIPTOR) if next == Some("value") => i += 1,
+            (_, DESCRIPTORS) if parts.get(i + 2) == Some(&"value") => {
+                if let Some(key) = next {
+                    out.push(key);
+                }
+                i += 2;
+            }
+            _ => out.push(part),
+        }
+        i += 1;
+    }
+    out.join(".")
+}
+
+fn through_loader(mut name: String) -> String {
+    // Each rewrite shortens the name, so this ends.
+    'rewrite: loop {
+        for (from, to) in [
+            ("process.mainModule", "module"),
+            ("require.main", "module"),
+            ("module.constructor", "module"),
+            ("module.Module", "module"),
+            ("module.prototype", "module"),
+            ("module.parent", "module"),
+        ] {
+            if is_under(&name, from) {
+                name = format!("{to}{}", &name[from.len()..]);
+                continue 'rewrite;
+            }
+        }
+        if let Some(rest) = name.strip_prefix("module.children.") {
+            let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+            if digits > 0 && (rest.len() == digits || rest.as_bytes()[digits] == b'.') {
+                name = format!("module{}", &rest[digits..]);
+                continue 'rewrite;
+            }
+        }
+        return name;
+    }
+}
+
+/// The expression inside any parentheses.
+fn unparenthesized(mut node: Node) -> Node {
+    for _ in 0..MAX_EXPR_DEPTH {
+        if node.kind() != "parenthesized_expression" {
+            break;
+        }
+        match named_children(node).last() {
+            Some(inner) => node = *inner,
+            None => break,
         }
     }
-    name
+    node
 }
 
 struct JavaScript<'s, 't> {
@@ -162,8 +334,9 @@ struct JavaScript<'s, 't> {
     /// a cutoff is reported as an analysis limit anyway, and recomputing would make deep
     /// chains quadratic.
     folds: IdMap<Option<String>>,
-    too_deep: Option<Node<'t>>,
+    too_deep: DeepRegions<'t>,
     tree: FlatTree<'t>,
+    declared: HashSet<String>,
 }
 
 impl<'s, 't> JavaScript<'s, 't> {
@@ -241,7 +414,7 @@ impl<'s, 't> JavaScript<'s, 't> {
                     node.child_by_field_name("name"),
                     node.child_by_field_name("value"),
                 ) {
-                    changed |= self.bind_pattern(name, value, 0);
+                    changed |= self.bind_pattern(name, value);
                 }
             }
             "assignment_expression" | "assignment_pattern" => {
@@ -249,7 +422,12 @@ impl<'s, 't> JavaScript<'s, 't> {
                     node.child_by_field_name("left"),
                     node.child_by_field_name("right"),
                 ) {
-                    changed |= self.bind_pattern(left, right, 0);
+                    changed |= self.bind_pattern(left, right);
+                }
+            }
+            "function_declaration" | "generator_function_declaration" | "class_declaration" => {
+                if let Some(name) = node.child_by_field_name("name") {
+                    changed |= self.bindings.alias(&self.name(name), FUNCTION.to_owned());
                 }
             }
             _ => {}
@@ -258,10 +436,8 @@ impl<'s, 't> JavaScript<'s, 't> {
     }
 
     /// Binds a declaration's pattern to what `value` means, through object destructuring.
-    fn bind_pattern(&mut self, pattern: Node<'t>, value: Node<'t>, depth: usize) -> bool {
-        if depth > MAX_EXPR_DEPTH {
-            return false;
-        }
+    fn bind_pattern(&mut self, pattern: Node<'t>, value: Node<'t>) -> bool {
+        let pattern = unparenthesized(pattern);
         match pattern.kind() {
             "identifier" => {
                 let name = self.name(pattern);
@@ -272,53 +448,79 @@ impl<'s, 't> JavaScript<'s, 't> {
                 if let Some(constant) = self.fold(value, 0) {
                     changed |= self.bindings.constant(&name, constant);
                 }
-                changed
-            }
-            "parenthesized_expression" => named_children(pattern)
-                .first()
-                .is_some_and(|inner| self.bind_pattern(*inner, value, depth + 1)),
-            "object_pattern" => {
-                let sources = self.resolve(value, 0);
-                let mut changed = false;
-                for entry in named_children(pattern) {
-                    let (key, target) = match entry.kind() {
-                        "shorthand_property_identifier_pattern" => (Some(self.name(entry)), entry),
-                        "object_assignment_pattern" => match entry.child_by_field_name("left") {
-                            Some(left) => (Some(self.name(left)), left),
-                            None => continue,
-                        },
-                        "pair_pattern" => {
-                            let (Some(key), Some(target)) = (
-                                entry.child_by_field_name("key"),
-                                entry.child_by_field_name("value"),
-                            ) else {
-                                continue;
-                            };
-                            (self.property_key(key), target)
-                        }
-                        _ => continue,
-                    };
-                    let Some(key) = key else { continue };
-                    let target = match target.kind() {
-                        "assignment_pattern" => match target.child_by_field_name("left") {
-                            Some(left) => left,
-                            None => continue,
-                        },
-                        _ => target,
-                    };
-                    for source in &sources {
-                        let meaning = canonical(qualify(source, &key));
-                        if target.kind() == "identifier"
-                            || target.kind() == "shorthand_property_identifier_pattern"
-                        {
-                            changed |= self.bindings.alias(&self.name(target), meaning);
-                        }
-                    }
+                if let Some(integer) = self.integer(value, false) {
+                    changed |= self.bindings.integer(&name, integer);
                 }
                 changed
             }
+            "object_pattern" => {
+                let sources = self.resolve(value, 0);
+                self.bind_object_pattern(pattern, &sources, 0)
+            }
             _ => false,
         }
+    }
+
+    /// `{exec, a: {b: c}} = sources`: each name bound to the property it takes.
+    fn bind_object_pattern(&mut self, pattern: Node<'t>, sources: &[String], depth: usize) -> bool {
+        if depth > MAX_EXPR_DEPTH || sources.is_empty() {
+            return false;
+        }
+        let mut changed = false;
+        for (_, key, target) in self.pattern_entries(pattern) {
+            let Some(key) = key else { continue };
+            let meanings: Vec<String> = sources
+                .iter()
+                .map(|s| canonical(qualify(s, &key)))
+                .collect();
+            match target.kind() {
+                "identifier" | "shorthand_property_identifier_pattern" => {
+                    let name = self.name(target);
+                    for meaning in meanings {
+                        changed |= self.bindings.alias(&name, meaning);
+                    }
+                }
+                "object_pattern" => {
+                    changed |= self.bind_object_pattern(target, &dedup_capped(meanings), depth + 1);
+                }
+                _ => {}
+            }
+        }
+        changed
+    }
+
+    /// The entries of an object pattern: each entry, the key it takes (`None` when computed and not
+    /// constant) and its target, past any default (`{a = 1}`, `{a: b = 1}`).
+    fn pattern_entries(&mut self, pattern: Node<'t>) -> Vec<(Node<'t>, Option<String>, Node<'t>)> {
+        let mut entries = Vec::new();
+        for entry in named_children(pattern) {
+            let (key, target) = match entry.kind() {
+                "shorthand_property_identifier_pattern" => (Some(self.name(entry)), entry),
+                "object_assignment_pattern" => match entry.child_by_field_name("left") {
+                    Some(left) => (Some(self.name(left)), left),
+                    None => continue,
+                },
+                "pair_pattern" => {
+                    let (Some(key), Some(target)) = (
+                        entry.child_by_field_name("key"),
+                        entry.child_by_field_name("value"),
+                    ) else {
+                        continue;
+                    };
+                    (self.property_key(key), target)
+                }
+                _ => continue,
+            };
+            let target = match target.kind() {
+                "assignment_pattern" => match target.child_by_field_name("left") {
+                    Some(left) => left,
+                    None => continue,
+                },
+                _ => target,
+            };
+            entries.push((entry, key, target));
+        }
+        entries
     }
 
     /// The name a property key stands for: `a`, `'a'`, `['a' + 'b']`.
@@ -334,7 +536,7 @@ impl<'s, 't> JavaScript<'s, 't> {
 
     fn resolve(&mut self, node: Node<'t>, depth: usize) -> Vec<String> {
         if depth > MAX_EXPR_DEPTH {
-            self.too_deep.get_or_insert(node);
+            self.too_deep.record(node);
             return Vec::new();
         }
         if let Some(hit) = self.memo.get(&node.id()) {
@@ -354,9 +556,13 @@ impl<'s, 't> JavaScript<'s, 't> {
                     return vec![String::new()];
                 }
                 let mut names = self.bindings.meanings(&name).unwrap_or_default().to_vec();
-                names.push(name);
+                // A declared local named like a module is that local, not the module.
+                if !(self.declared.contains(&name) && NODE_MODULES.contains(&name.as_str())) {
+                    names.push(name);
+                }
                 names
             }
+            kind if FUNCTION_LITERALS.contains(&kind) => vec![FUNCTION.to_owned()],
             "member_expression" => {
                 let (Some(object), Some(property)) = (
                     node.child_by_field_name("object"),
@@ -380,7 +586,7 @@ impl<'s, 't> JavaScript<'s, 't> {
                 ) else {
                     return Vec::new();
                 };
-                let Some(key) = self.fold(index, depth) else {
+                let Some(key) = self.key(index, depth) else {
                     return Vec::new();
                 };
                 self.resolve(object, depth)
@@ -398,6 +604,12 @@ impl<'s, 't> JavaScript<'s, 't> {
             }
             _ => Vec::new(),
         }
+    }
+
+    /// A subscript's key: a constant string, or an integer index (`module.children[0]`).
+    fn key(&mut self, index: Node<'t>, depth: usize) -> Option<String> {
+        self.fold(index, depth)
+            .or_else(|| self.integer(index, false).map(|n| n.to_string()))
     }
 
     /// A call as it is really made: `f.call(this, a)` and `f.apply(this, [a])` are `f(a)`.
@@ -425,11 +637,11 @@ impl<'s, 't> JavaScript<'s, 't> {
             direct.extend(via_call);
             return (direct, args.into_iter().skip(1).collect());
         }
-        if !via_apply.is_empty() {
-            if let Some(list) = args.get(1).filter(|a| a.kind() == "array") {
-                direct.extend(via_apply);
-                return (direct, named_children(*list));
-            }
+        if !via_apply.is_empty()
+            && let Some(list) = args.get(1).filter(|a| a.kind() == "array")
+        {
+            direct.extend(via_apply);
+            return (direct, named_children(*list));
         }
         (direct, args)
     }
@@ -443,13 +655,28 @@ impl<'s, 't> JavaScript<'s, 't> {
                 if let Some(module) = first.and_then(|a| self.fold(a, depth)) {
                     names.push(normalize_module(&module));
                 }
-            } else if f == "Reflect.get" {
-                if let (Some(obj), Some(key)) = (first, args.get(1)) {
-                    if let Some(key) = self.fold(*key, depth) {
-                        let objects = self.resolve(obj, depth);
-                        names.extend(objects.iter().map(|o| qualify(o, &key)));
+            } else if matches!(
+                f.as_str(),
+                "Reflect.get"
+                    | "Object.getOwnPropertyDescriptor"
+                    | "Reflect.getOwnPropertyDescriptor"
+            ) {
+                if let (Some(obj), Some(key)) = (first, args.get(1))
+                    && let Some(key) = self.fold(*key, depth)
+                {
+                    let objects = self.resolve(obj, depth);
+                    for object in objects {
+                        let property = qualify(&object, &key);
+                        names.push(if f == "Reflect.get" {
+                            property
+                        } else {
+                            qualify(&property, DESCRIPTOR)
+                        });
                     }
                 }
+            } else if f == "Object.getOwnPropertyDescriptors" {
+                let objects = first.map(|o| self.resolve(o, depth)).unwrap_or_default();
+                names.extend(objects.iter().map(|o| qualify(o, DESCRIPTORS)));
             } else if f == "module.createRequire" || f == "createRequire" {
                 names.push("require".to_owned());
             } else if f.ends_with(".bind") {
@@ -463,7 +690,7 @@ impl<'s, 't> JavaScript<'s, 't> {
 
     fn fold(&mut self, node: Node<'t>, depth: usize) -> Option<String> {
         if depth > MAX_EXPR_DEPTH {
-            self.too_deep.get_or_insert(node);
+            self.too_deep.record(node);
             return None;
         }
         if let Some(hit) = self.folds.get(&node.id()) {
@@ -477,7 +704,7 @@ impl<'s, 't> JavaScript<'s, 't> {
     }
 
     fn fold_uncached(&mut self, node: Node<'t>, depth: usize) -> Option<String> {
-        let value = match node.kind() {
+        match node.kind() {
             "string" => Some(
                 named_children(node)
                     .iter()
@@ -510,10 +737,10 @@ impl<'s, 't> JavaScript<'s, 't> {
                 }
                 let l = self
                     .fold(left, depth)
-                    .or_else(|| fold_int(left, self.source).map(|n| n.to_string()))?;
+                    .or_else(|| self.integer(left, false).map(|n| n.to_string()))?;
                 let r = self
                     .fold(right, depth)
-                    .or_else(|| fold_int(right, self.source).map(|n| n.to_string()))?;
+                    .or_else(|| self.integer(right, false).map(|n| n.to_string()))?;
                 Some(l + &r)
             }
             "parenthesized_expression" => self.fold(*named_children(node).last()?, depth),
@@ -523,8 +750,7 @@ impl<'s, 't> JavaScript<'s, 't> {
                 .map(str::to_owned),
             "call_expression" => self.fold_call(node, depth),
             _ => None,
-        };
-        value
+        }
     }
 
     fn fold_call(&mut self, node: Node<'t>, depth: usize) -> Option<String> {
@@ -533,6 +759,8 @@ impl<'s, 't> JavaScript<'s, 't> {
         if function.kind() == "member_expression" {
             let object = function.child_by_field_name("object")?;
             let method = self.name(function.child_by_field_name("property")?);
+            // The whitespace `String.prototype.trim` removes: Unicode spaces and the BOM.
+            let space = |c: char| c.is_whitespace() || c == '\u{feff}';
             match method.as_str() {
                 "join" => {
                     let parts = self.fold_list(object, depth)?;
@@ -544,7 +772,22 @@ impl<'s, 't> JavaScript<'s, 't> {
                 }
                 "toLowerCase" => return self.fold(object, depth).map(|s| s.to_lowercase()),
                 "toUpperCase" => return self.fold(object, depth).map(|s| s.to_uppercase()),
-                "trim" | "valueOf" => return self.fold(object, depth),
+                "trim" => {
+                    return self
+                        .fold(object, depth)
+                        .map(|s| s.trim_matches(space).to_owned());
+                }
+                "trimStart" | "trimLeft" => {
+                    return self
+                        .fold(object, depth)
+                        .map(|s| s.trim_start_matches(space).to_owned());
+                }
+                "trimEnd" | "trimRight" => {
+                    return self
+                        .fold(object, depth)
+                        .map(|s| s.trim_end_matches(space).to_owned());
+                }
+                "valueOf" => return self.fold(object, depth),
                 "concat" => {
                     let mut out = self.fold(object, depth)?;
                     for a in args {
@@ -564,7 +807,7 @@ impl<'s, 't> JavaScript<'s, 't> {
                 "String.fromCharCode" | "String.fromCodePoint" => args
                     .iter()
                     .map(|a| {
-                        fold_int(*a, self.source)
+                        self.integer(*a, false)
                             .and_then(|n| u32::try_from(n).ok())
                             .and_then(char::from_u32)
                     })
@@ -653,6 +896,14 @@ impl<'s, 't> JavaScript<'s, 't> {
         }
     }
 
+    /// A numeric constant, through names bound to integers. `largest` takes the largest value
+    /// of a name bound to several (for sizes); otherwise such a name is unknown.
+    fn integer(&self, node: Node, largest: bool) -> Option<i128> {
+        fold_int_at(node, self.source, Some((&self.bindings, largest)), 0)
+    }
+}
+
+impl<'s, 't> JavaScript<'s, 't> {
     // ---- pass 2: reporting ------------------------------------------------------------------
 
     fn report(&mut self, node: Node<'t>, out: &mut Collector, nested: &mut Vec<NestedCode>) {
@@ -680,61 +931,154 @@ impl<'s, 't> JavaScript<'s, 't> {
                 }
             }
             "variable_declarator" | "assignment_expression" => self.report_destructuring(node, out),
-            "identifier" | "shorthand_property_identifier" => {
-                if is_reference(node, self.tree.parent(node)) && self.is_maximal(node) {
-                    for meaning in self.resolve(node, 0) {
-                        self.report_use(node, meaning, false, None, out);
-                    }
+            "identifier" | "shorthand_property_identifier"
+                if is_reference(node, self.tree.parent(node)) && self.is_maximal(node) =>
+            {
+                for meaning in self.resolve(node, 0) {
+                    self.report_use(node, meaning, false, Vec::new(), out);
                 }
             }
             "member_expression" => {
+                let object = node.child_by_field_name("object");
                 if let Some(property) = node.child_by_field_name("property") {
                     let property = self.name(property);
-                    if INTROSPECTION_PROPERTIES.contains(&property.as_str()) {
-                        out.dynamic(
-                            node,
-                            DynamicKind::Introspection,
-                            format!("`.{property}` reached"),
-                        );
-                    }
-                    let object = node.child_by_field_name("object");
-                    if property == "constructor"
-                        && object.is_some_and(|o| self.is_constructor_access(o))
-                    {
-                        out.dynamic(
-                            node,
-                            DynamicKind::Introspection,
-                            "`.constructor.constructor` reaches `Function`",
-                        );
-                        out.dynamic(
-                            node,
-                            DynamicKind::CodeEval,
-                            "`.constructor.constructor` is `Function`",
-                        );
+                    if let Some(object) = object {
+                        self.report_property(node, object, &property, out);
                     }
                 }
                 if self.is_maximal(node) {
                     for meaning in self.resolve(node, 0) {
-                        self.report_use(node, meaning, false, None, out);
+                        self.report_use(node, meaning, false, Vec::new(), out);
                     }
                 }
             }
             "subscript_expression" => self.report_subscript(node, out),
-            "call_expression" | "new_expression" => self.report_call(node, out, nested),
-            "string" | "template_string" | "binary_expression" => {
-                if let Some(value) = self.fold(node, 0) {
-                    if INTROSPECTION_PROPERTIES.contains(&value.as_str()) {
-                        out.dynamic(
-                            node,
-                            DynamicKind::Introspection,
-                            format!("string names `{value}`"),
-                        );
-                    }
-                    out.push(node, FactKind::Literal { value });
+            "call_expression" | "new_expression" => {
+                self.report_call(node, out, nested);
+                if node.kind() == "call_expression" {
+                    self.report_literal(node, out);
                 }
             }
+            "string" | "template_string" | "binary_expression" => self.report_literal(node, out),
             _ => {}
         }
+    }
+
+    /// A string constant, for rules on strings; one naming an engine internal is
+    /// introspection in itself (`obj['__pro' + 'to__']`).
+    fn report_literal(&mut self, node: Node<'t>, out: &mut Collector) {
+        if let Some(value) = self.fold(node, 0) {
+            if INTROSPECTION_PROPERTIES.contains(&value.as_str())
+                && !CALL_STACK_PROPERTIES.contains(&value.as_str())
+            {
+                out.dynamic(
+                    node,
+                    DynamicKind::Introspection,
+                    format!("string names `{value}`"),
+                );
+            }
+            out.push(node, FactKind::Literal { value });
+        }
+    }
+
+    /// What reaching `object.property` (or `object['property']`) reveals in itself.
+    fn report_property(
+        &mut self,
+        node: Node<'t>,
+        object: Node<'t>,
+        property: &str,
+        out: &mut Collector,
+    ) {
+        let reaches_internals = if CALL_STACK_PROPERTIES.contains(&property) {
+            self.is_call_stack_holder(object)
+        } else {
+            INTROSPECTION_PROPERTIES.contains(&property)
+        };
+        if reaches_internals {
+            out.dynamic(
+                node,
+                DynamicKind::Introspection,
+                format!("`.{property}` reached"),
+            );
+        }
+        if property != "constructor" {
+            return;
+        }
+        let object = unparenthesized(object);
+        if self.is_constructor_access(object) {
+            out.dynamic(
+                node,
+                DynamicKind::Introspection,
+                "`.constructor.constructor` reaches `Function`",
+            );
+            out.dynamic(
+                node,
+                DynamicKind::CodeEval,
+                "`.constructor.constructor` is `Function`",
+            );
+        } else if matches!(
+            object.kind(),
+            "member_expression" | "subscript_expression" | "call_expression"
+        ) && self.is_handed_on(node)
+        {
+            // `const F = [].map.constructor`: the constructor of what may be a function, kept
+            // to be called later. Compared (`x.constructor === Y`) or read further
+            // (`.name`), it is left alone.
+            out.dynamic(
+                node,
+                DynamicKind::CodeEval,
+                "the `.constructor` of a function value is `Function`",
+            );
+        }
+    }
+
+    /// True when an expression's value is stored, passed or returned as it is.
+    fn is_handed_on(&self, node: Node<'t>) -> bool {
+        let mut node = node;
+        let mut parent = self.tree.parent(node);
+        while let Some(p) = parent.filter(|p| p.kind() == "parenthesized_expression") {
+            node = p;
+            parent = self.tree.parent(p);
+        }
+        let Some(parent) = parent else {
+            return false;
+        };
+        match parent.kind() {
+            "variable_declarator" => parent.child_by_field_name("value") == Some(node),
+            "assignment_expression" | "assignment_pattern" => {
+                parent.child_by_field_name("right") == Some(node)
+            }
+            "arguments"
+            | "array"
+            | "return_statement"
+            | "spread_element"
+            | "pair"
+            | "ternary_expression"
+            | "sequence_expression" => true,
+            _ => false,
+        }
+    }
+
+    /// True for `arguments`, a function, or an existing `.callee`/`.caller`: the objects whose
+    /// `.callee`/`.caller` reach other frames' functions.
+    fn is_call_stack_holder(&mut self, object: Node<'t>) -> bool {
+        let object = unparenthesized(object);
+        if object.kind() == "identifier" && self.name(object) == "arguments" {
+            return true;
+        }
+        if FUNCTION_LITERALS.contains(&object.kind()) {
+            return true;
+        }
+        if object.kind() == "member_expression"
+            && object
+                .child_by_field_name("property")
+                .is_some_and(|p| CALL_STACK_PROPERTIES.contains(&self.name(p).as_str()))
+        {
+            return true;
+        }
+        self.resolve(object, 0)
+            .iter()
+            .any(|n| n == FUNCTION || n == "Function" || n == "arguments")
     }
 
     /// `x.constructor` or `x['constructor']` — the first half of `.constructor.constructor`.
@@ -766,7 +1110,7 @@ impl<'s, 't> JavaScript<'s, 't> {
                         spec,
                         canonical(qualify(module, &imported)),
                         false,
-                        None,
+                        Vec::new(),
                         out,
                     );
                 }
@@ -789,35 +1133,69 @@ impl<'s, 't> JavaScript<'s, 't> {
         let (Some(pattern), Some(value)) = (pattern, value) else {
             return;
         };
+        let pattern = unparenthesized(pattern);
         if pattern.kind() != "object_pattern" {
             return;
         }
         let sources = self.resolve(value, 0);
-        if sources.is_empty() {
+        let value_is_function = FUNCTION_LITERALS.contains(&unparenthesized(value).kind())
+            || unparenthesized(value).kind() == "identifier"
+                && self.name(unparenthesized(value)) == "arguments";
+        self.report_object_pattern(pattern, &sources, value_is_function, out, 0);
+    }
+
+    fn report_object_pattern(
+        &mut self,
+        pattern: Node<'t>,
+        sources: &[String],
+        holds_call_stack: bool,
+        out: &mut Collector,
+        depth: usize,
+    ) {
+        if depth > MAX_EXPR_DEPTH {
+            self.too_deep.record(pattern);
             return;
         }
-        for entry in named_children(pattern) {
-            let key = match entry.kind() {
-                "shorthand_property_identifier_pattern" => Some(self.name(entry)),
-                "object_assignment_pattern" => {
-                    entry.child_by_field_name("left").map(|l| self.name(l))
-                }
-                "pair_pattern" => entry
-                    .child_by_field_name("key")
-                    .and_then(|k| self.property_key(k)),
-                _ => None,
-            };
+        let holds_call_stack = holds_call_stack
+            || sources
+                .iter()
+                .any(|s| s == FUNCTION || s == "Function" || s == "arguments");
+        for (entry, key, target) in self.pattern_entries(pattern) {
             match key {
                 Some(key) => {
-                    for source in &sources {
-                        self.report_use(entry, canonical(qualify(source, &key)), false, None, out);
+                    let internal = if CALL_STACK_PROPERTIES.contains(&key.as_str()) {
+                        holds_call_stack
+                    } else {
+                        INTROSPECTION_PROPERTIES.contains(&key.as_str())
+                    };
+                    if internal {
+                        out.dynamic(
+                            entry,
+                            DynamicKind::Introspection,
+                            format!("`{key}` destructured"),
+                        );
+                    }
+                    let meanings: Vec<String> = sources
+                        .iter()
+                        .map(|s| canonical(qualify(s, &key)))
+                        .collect();
+                    for meaning in &meanings {
+                        self.report_use(entry, meaning.clone(), false, Vec::new(), out);
+                    }
+                    if target.kind() == "object_pattern" {
+                        let meanings = dedup_capped(meanings);
+                        self.report_object_pattern(target, &meanings, false, out, depth + 1);
                     }
                 }
-                None if entry.kind() == "pair_pattern" => out.dynamic(
-                    entry,
-                    DynamicKind::DynamicAttribute,
-                    "destructured by a computed key",
-                ),
+                None if entry.kind() == "pair_pattern"
+                    && sources.iter().any(|s| is_namespace(s)) =>
+                {
+                    out.dynamic(
+                        entry,
+                        DynamicKind::DynamicAttribute,
+                        "destructured by a computed key",
+                    )
+                }
                 None => {}
             }
         }
@@ -843,7 +1221,7 @@ impl<'s, 't> JavaScript<'s, 't> {
         node: Node,
         name: String,
         called: bool,
-        first_arg: Option<String>,
+        args: Vec<String>,
         out: &mut Collector,
     ) {
         if EVAL_NAMES.contains(&name.as_str()) || is_under(&name, "vm") && name != "vm" {
@@ -853,7 +1231,7 @@ impl<'s, 't> JavaScript<'s, 't> {
                 format!("`{name}` runs text as code"),
             );
         }
-        if INTROSPECTION_NAMES.iter().any(|n| is_under(&name, n)) {
+        if INTROSPECTION_NAMES.iter().any(|n| is_under(&name, n)) || reaches_call_stack(&name) {
             out.dynamic(
                 node,
                 DynamicKind::Introspection,
@@ -867,14 +1245,7 @@ impl<'s, 't> JavaScript<'s, 't> {
                 format!("`{name}` used as a value"),
             );
         }
-        out.push(
-            node,
-            FactKind::Use {
-                name,
-                called,
-                first_arg,
-            },
-        );
+        out.push(node, FactKind::Use { name, called, args });
     }
 
     fn report_subscript(&mut self, node: Node<'t>, out: &mut Collector) {
@@ -884,48 +1255,68 @@ impl<'s, 't> JavaScript<'s, 't> {
         ) else {
             return;
         };
-        if self.fold(index, 0).is_none() && fold_int(index, self.source).is_none() {
-            let namespaces: Vec<String> = self
-                .resolve(object, 0)
-                .into_iter()
-                .filter(|o| {
-                    o.is_empty()
-                        || o == "process"
-                        || o == "module"
-                        || o == "require"
-                        || o == "Reflect"
-                })
-                .collect();
-            if let Some(first) = namespaces.first() {
-                let shown = if first.is_empty() {
-                    "globalThis"
-                } else {
-                    first
-                };
-                out.dynamic(
-                    node,
-                    DynamicKind::DynamicAttribute,
-                    format!("`{shown}[...]` looked up by a computed name"),
-                );
+        match self.key(index, 0) {
+            Some(key) => self.report_property(node, object, &key, out),
+            None => {
+                // `self[k]` where `self` is a local (`const self = this`) is not the global.
+                let bare = unparenthesized(object);
+                let local_global_name = bare.kind() == "identifier"
+                    && GLOBAL_OBJECTS.contains(&self.name(bare).as_str())
+                    && self.declared.contains(&self.name(bare));
+                let namespace = self
+                    .resolve(object, 0)
+                    .into_iter()
+                    .filter(|o| !(o.is_empty() && local_global_name))
+                    .find(|o| is_namespace(o));
+                if let Some(namespace) = namespace {
+                    let shown = if namespace.is_empty() {
+                        "globalThis"
+                    } else {
+                        &namespace
+                    };
+                    out.dynamic(
+                        node,
+                        DynamicKind::DynamicAttribute,
+                        format!("`{shown}[...]` looked up by a computed name"),
+                    );
+                }
             }
         }
         if self.is_maximal(node) {
             for meaning in self.resolve(node, 0) {
-                self.report_use(node, meaning, false, None, out);
+                self.report_use(node, meaning, false, Vec::new(), out);
             }
         }
     }
 
+    /// The constant arguments a call's fact carries: strings as they are, integers in
+    /// decimal. The content argument of `write*`/`append*` is data, not a path, and is left out.
+    fn fact_args(&mut self, name: &str, args: &[Node<'t>]) -> Vec<String> {
+        let method = name.rsplit(['.', '/']).next().unwrap_or(name);
+        let writes = method.starts_with("write") || method.starts_with("append");
+        args.iter()
+            .take(MAX_FACT_ARGS)
+            .enumerate()
+            .filter(|(i, _)| !(writes && *i == 1))
+            .filter_map(|(_, a)| self.key(*a, 0))
+            .collect()
+    }
+
     fn report_call(&mut self, node: Node<'t>, out: &mut Collector, nested: &mut Vec<NestedCode>) {
+        let callee = if node.kind() == "new_expression" {
+            node.child_by_field_name("constructor")
+        } else {
+            node.child_by_field_name("function")
+        };
         let (functions, args) = if node.kind() == "new_expression" {
-            let functions = node
-                .child_by_field_name("constructor")
-                .map(|c| self.resolve(c, 0))
-                .unwrap_or_default();
+            let functions = callee.map(|c| self.resolve(c, 0)).unwrap_or_default();
             (functions, arguments(node.child_by_field_name("arguments")))
         } else {
             self.effective_call(node, 0)
         };
+        if let Some(callee) = callee {
+            self.report_constructor_call(node, callee, out);
+        }
         let first = args.first().copied();
         let first_arg = first.and_then(|a| self.fold(a, 0));
         for name in functions {
@@ -947,12 +1338,23 @@ impl<'s, 't> JavaScript<'s, 't> {
                     continue;
                 }
             }
-            if name == "Reflect.get" && args.get(1).and_then(|a| self.fold(*a, 0)).is_none() {
-                out.dynamic(
-                    node,
-                    DynamicKind::DynamicAttribute,
-                    "`Reflect.get` with a computed key",
-                );
+            if matches!(
+                name.as_str(),
+                "Reflect.get"
+                    | "Reflect.getOwnPropertyDescriptor"
+                    | "Object.getOwnPropertyDescriptor"
+            ) && args.get(1).and_then(|a| self.fold(*a, 0)).is_none()
+            {
+                let on_namespace = first.is_some_and(|o| {
+                    name == "Reflect.get" || self.resolve(o, 0).iter().any(|n| is_namespace(n))
+                });
+                if on_namespace {
+                    out.dynamic(
+                        node,
+                        DynamicKind::DynamicAttribute,
+                        format!("`{name}` with a computed key"),
+                    );
+                }
             }
             if STRING_TIMERS.contains(&name.as_str())
                 && first.is_some_and(|a| self.fold(a, 0).is_some())
@@ -977,24 +1379,117 @@ impl<'s, 't> JavaScript<'s, 't> {
                     });
                 }
             }
-            if ALLOCATING.contains(&name.as_str()) {
-                if let Some(size) = first.and_then(|a| fold_int(a, self.source)) {
-                    if size >= HUGE_ALLOCATION {
-                        out.dynamic(
-                            node,
-                            DynamicKind::HugeAllocation,
-                            format!("`{name}` of {size} elements"),
-                        );
-                    }
-                }
+            if name == "worker_threads.Worker" {
+                self.report_worker(node, &args, out, nested);
             }
-            self.report_use(node, name, true, first_arg.clone(), out);
+            if ALLOCATING.contains(&name.as_str())
+                && let Some(size) = first.and_then(|a| self.integer(a, true))
+                && size >= HUGE_ALLOCATION
+            {
+                out.dynamic(
+                    node,
+                    DynamicKind::HugeAllocation,
+                    format!("`{name}` of {size} elements"),
+                );
+            }
+            let fact_args = self.fact_args(&name, &args);
+            self.report_use(node, name, true, fact_args, out);
         }
         self.report_repeat(node, first, out);
         if node.kind() == "call_expression" && self.is_maximal(node) {
             for meaning in self.resolve(node, 0) {
-                self.report_use(node, meaning, false, None, out);
+                self.report_use(node, meaning, false, Vec::new(), out);
             }
+        }
+    }
+
+    /// `(() => {}).constructor('code')`, `[].map.constructor('code')`: calling the
+    /// `.constructor` of a function value (a function literal, or a member or call result,
+    /// which may be one) with arguments calls `Function`. A plain name's (`obj`, `this`) is
+    /// left alone: it is usually an instance, whose constructor is its class.
+    fn report_constructor_call(&mut self, node: Node<'t>, callee: Node<'t>, out: &mut Collector) {
+        let callee = unparenthesized(callee);
+        // `Function()` with no arguments makes an empty function; the clone idiom
+        // `new this.value.constructor()` is that shape.
+        let has_arguments = !arguments(node.child_by_field_name("arguments")).is_empty();
+        if !has_arguments || !self.is_constructor_access(callee) {
+            return;
+        }
+        let Some(object) = callee.child_by_field_name("object") else {
+            return;
+        };
+        let object = unparenthesized(object);
+        let function_like = FUNCTION_LITERALS.contains(&object.kind())
+            || matches!(
+                object.kind(),
+                "member_expression" | "subscript_expression" | "call_expression"
+            );
+        if function_like {
+            out.dynamic(
+                node,
+                DynamicKind::CodeEval,
+                "calling a function's `.constructor` calls `Function`",
+            );
+        }
+    }
+
+    /// `new Worker(code, { eval: true })` runs `code`; `new Worker(path)` runs a script, which
+    /// must be named by a constant.
+    fn report_worker(
+        &mut self,
+        node: Node<'t>,
+        args: &[Node<'t>],
+        out: &mut Collector,
+        nested: &mut Vec<NestedCode>,
+    ) {
+        let first = args.first().and_then(|a| self.fold(*a, 0));
+        let evaluates = match args.get(1).map(|o| unparenthesized(*o)) {
+            None => false,
+            Some(options) if options.kind() == "object" => {
+                let mut evaluates = false;
+                for entry in named_children(options) {
+                    match entry.kind() {
+                        "pair" => {
+                            let key = entry
+                                .child_by_field_name("key")
+                                .and_then(|k| self.property_key(k));
+                            let value = entry.child_by_field_name("value").map(|v| self.text(v));
+                            if key.as_deref() == Some("eval") && value != Some("false") {
+                                evaluates = true;
+                            }
+                        }
+                        "shorthand_property_identifier" => {
+                            evaluates |= self.name(entry) == "eval";
+                        }
+                        "spread_element" => evaluates = true,
+                        _ => {}
+                    }
+                }
+                evaluates
+            }
+            Some(_) => true, // options computed at run time may say `eval: true`
+        };
+        let data_url = first
+            .as_deref()
+            .is_some_and(|s| s.trim_start().to_ascii_lowercase().starts_with("data:"));
+        if evaluates || data_url {
+            out.dynamic(
+                node,
+                DynamicKind::CodeEval,
+                "`Worker` runs its first argument as code",
+            );
+            if let Some(code) = first.filter(|_| evaluates) {
+                nested.push(NestedCode {
+                    code,
+                    span: out.span(node),
+                });
+            }
+        } else if first.is_none() {
+            out.dynamic(
+                node,
+                DynamicKind::DynamicImport,
+                "`Worker` runs a script named at run time",
+            );
         }
     }
 
@@ -1012,18 +1507,36 @@ impl<'s, 't> JavaScript<'s, 't> {
         else {
             return;
         };
-        if matches!(method.as_str(), "repeat" | "padStart" | "padEnd") {
-            if let Some(n) = first.and_then(|a| fold_int(a, self.source)) {
-                if n >= HUGE_ALLOCATION {
-                    out.dynamic(
-                        node,
-                        DynamicKind::HugeAllocation,
-                        format!("`.{method}({n})`"),
-                    );
-                }
-            }
+        if matches!(method.as_str(), "repeat" | "padStart" | "padEnd")
+            && let Some(n) = first.and_then(|a| self.integer(a, true))
+            && n >= HUGE_ALLOCATION
+        {
+            out.dynamic(
+                node,
+                DynamicKind::HugeAllocation,
+                format!("`.{method}({n})`"),
+            );
         }
     }
+}
+
+/// `arguments.callee`, `<function>.caller`, however they were reached (`Reflect.get`).
+fn reaches_call_stack(name: &str) -> bool {
+    name.rsplit_once('.').is_some_and(|(owner, last)| {
+        CALL_STACK_PROPERTIES.contains(&last)
+            && (matches!(owner, "arguments" | FUNCTION | "Function")
+                || CALL_STACK_PROPERTIES
+                    .iter()
+                    .any(|p| owner.ends_with(&format!(".{p}"))))
+    })
+}
+
+/// The objects whose members, looked up by a computed name, could be anything dangerous:
+/// the global object, the loader, `process`, `Reflect`, and Node's modules.
+fn is_namespace(name: &str) -> bool {
+    name.is_empty()
+        || matches!(name, "process" | "module" | "require" | "Reflect")
+        || NODE_MODULES.contains(&name)
 }
 
 /// False for identifiers that name something being declared rather than used.
@@ -1041,6 +1554,8 @@ fn is_reference(node: Node, parent: Option<Node>) -> bool {
         | "method_definition"
         | "class" => !is_field("name"),
         "assignment_expression" | "assignment_pattern" => !is_field("left"),
+        "pair_pattern" => !is_field("value"),
+        "catch_clause" => !is_field("parameter"),
         "formal_parameters" | "import_specifier" | "import_clause" | "namespace_import"
         | "labeled_statement" | "break_statement" | "continue_statement" | "export_specifier"
         | "rest_pattern" | "array_pattern" => false,
@@ -1049,13 +1564,14 @@ fn is_reference(node: Node, parent: Option<Node>) -> bool {
     }
 }
 
-/// A numeric constant: decimal, hex, octal, binary, exponent and BigInt literals combined
-/// with `+ - * ** <<`, saturating on overflow.
-fn fold_int(node: Node, source: &str) -> Option<i128> {
-    fold_int_at(node, source, 0)
-}
-
-fn fold_int_at(node: Node, source: &str, depth: usize) -> Option<i128> {
+/// A numeric constant: decimal, hex, octal, binary, exponent and BigInt literals, and names
+/// bound to integers, combined with `+ - * ** <<`, saturating on overflow.
+fn fold_int_at(
+    node: Node,
+    source: &str,
+    names: Option<(&Bindings, bool)>,
+    depth: usize,
+) -> Option<i128> {
     if depth > 32 {
         return None;
     }
@@ -1069,9 +1585,15 @@ fn fold_int_at(node: Node, source: &str, depth: usize) -> Option<i128> {
                 (v.is_finite() && v.fract() == 0.0).then(|| v.min(i128::MAX as f64) as i128)
             })
         }
-        "parenthesized_expression" => fold_int_at(*named_children(node).last()?, source, depth),
+        "identifier" => {
+            let (bindings, largest) = names?;
+            bindings.integer_value(&decode_js_escapes(text(node, source)), largest)
+        }
+        "parenthesized_expression" => {
+            fold_int_at(*named_children(node).last()?, source, names, depth)
+        }
         "unary_expression" => {
-            let value = fold_int_at(node.child_by_field_name("argument")?, source, depth)?;
+            let value = fold_int_at(node.child_by_field_name("argument")?, source, names, depth)?;
             match text(node.child_by_field_name("operator")?, source) {
                 "-" => Some(value.saturating_neg()),
                 "+" => Some(value),
@@ -1079,8 +1601,8 @@ fn fold_int_at(node: Node, source: &str, depth: usize) -> Option<i128> {
             }
         }
         "binary_expression" => {
-            let l = fold_int_at(node.child_by_field_name("left")?, source, depth)?;
-            let r = fold_int_at(node.child_by_field_name("right")?, source, depth)?;
+            let l = fold_int_at(node.child_by_field_name("left")?, source, names, depth)?;
+            let r = fold_int_at(node.child_by_field_name("right")?, source, names, depth)?;
             combine_ints(text(node.child_by_field_name("operator")?, source), l, r)
         }
         _ => None,
@@ -1142,6 +1664,11 @@ mod tests {
             "require(`child_${'process'}`).exec('id')",
             "require(Buffer.from('Y2hpbGRfcHJvY2Vzcw==', 'base64').toString()).exec('id')",
             "require('ssecorp_dlihc'.split('').reverse().join('')).exec('id')",
+            "require(' child_process '.trim()).exec('id')",
+            "require('child_process\\n'.trimEnd()).exec('id')",
+            "require('module').prototype.require('child_process').exec('id')",
+            "module.children[0].require('child_process').exec('id')",
+            "module.parent.require('child_process').exec('id')",
         ] {
             assert!(
                 uses(code).iter().any(|u| is_under(u, "child_process")),
@@ -1164,6 +1691,17 @@ mod tests {
             "(() => {}).constructor.constructor('return process')()",
             "setTimeout('process.exit()', 1)",
             "require('vm').runInThisContext('1')",
+            "(() => {}).constructor('return process')()",
+            "[].map.constructor('return process')()",
+            "Function.prototype.constructor('return process')()",
+            "const AF = (async () => {}).constructor; new AF('return 1')",
+            "''.constructor['constructor']('return 1')()",
+            "''['constructor']['constructor']('return 1')()",
+            "Object.getOwnPropertyDescriptor(globalThis, 'eval').value('1')",
+            "Object.getOwnPropertyDescriptors(globalThis).eval.value('1')",
+            "const { constructor: { constructor: F2 } } = () => {}; F2('1')",
+            "function f() {}\nf.constructor('return 1')()",
+            "const { Worker } = require('worker_threads'); new Worker('1', { eval: true })",
         ] {
             assert!(
                 dynamic(code).contains(&DynamicKind::CodeEval),
@@ -1184,6 +1722,14 @@ mod tests {
             "db.exec('select 1')",
             "setTimeout(() => 1, 10)",
             "const arr = [1,2]; arr[i]",
+            "const vm = this; vm.message = 'x'",
+            "function walk(node) { return node.callee; }",
+            "const kind = { type: 'caller' }",
+            "const self = this; self[key] = 1",
+            "const obj = {}; const { [k]: v } = obj",
+            "const ctorName = [].constructor.name",
+            "const fnName = (() => {}).constructor.name",
+            "new Worker('./worker.js')",
         ] {
             assert!(dynamic(code).is_empty(), "{code}: {:?}", facts(code));
         }
@@ -1197,5 +1743,40 @@ mod tests {
         assert!(dynamic("'x'.repeat(1e10)").contains(&DynamicKind::HugeAllocation));
         assert!(dynamic("new Array(2**31)").contains(&DynamicKind::HugeAllocation));
         assert!(dynamic("({}).__proto__.polluted = 1").contains(&DynamicKind::Introspection));
+        assert!(dynamic("const { mainModule } = process").contains(&DynamicKind::Introspection));
+        assert!(dynamic("const { __proto__: p } = o").contains(&DynamicKind::Introspection));
+        assert!(
+            dynamic("function f() { return arguments.callee; }")
+                .contains(&DynamicKind::Introspection)
+        );
+        assert!(
+            dynamic("const { Worker } = require('worker_threads'); new Worker(path)")
+                .contains(&DynamicKind::DynamicImport)
+        );
+        assert!(dynamic("const n = 1e10; 'x'.repeat(n)").contains(&DynamicKind::HugeAllocation));
+    }
+
+    #[test]
+    fn canonical_names() {
+        assert_eq!(canonical("<function>.constructor".into()), "Function");
+        assert_eq!(
+            canonical("a.b.constructor.constructor.x".into()),
+            "Function.x"
+        );
+        assert_eq!(canonical("Object.prototype.constructor".into()), "Object");
+        assert_eq!(canonical("eval.<descriptor>.value".into()), "eval");
+        assert_eq!(canonical("<descriptors>.eval.value".into()), "eval");
+        assert_eq!(
+            canonical("module.children.12.require".into()),
+            "module.require"
+        );
+        assert_eq!(
+            canonical("module.childrenX.require".into()),
+            "module.childrenX.require"
+        );
+        assert_eq!(
+            canonical("require.main.parent.require".into()),
+            "module.require"
+        );
     }
 }

@@ -33,7 +33,19 @@ const HUGE_ALLOCATION: i128 = 100_000_000;
 const MAX_PARSE_ERRORS: usize = 5;
 
 /// A language the analyzer understands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Language {
     Python,
@@ -166,16 +178,16 @@ fn analyze_at(language: Language, source: &[u8], depth: usize) -> Analysis {
             dynamic(DynamicKind::ParseError, "source contains a NUL byte"),
         );
     }
-    if language == Language::Python {
-        if let Some((span, cookie)) = unsafe_coding_cookie(&text) {
-            out.push_at(
-                span,
-                dynamic(
-                    DynamicKind::CodingCookie,
-                    format!("coding cookie `{cookie}`: Python would decode this file differently"),
-                ),
-            );
-        }
+    if language == Language::Python
+        && let Some((span, cookie)) = unsafe_coding_cookie(&text)
+    {
+        out.push_at(
+            span,
+            dynamic(
+                DynamicKind::CodingCookie,
+                format!("coding cookie `{cookie}`: Python would decode this file differently"),
+            ),
+        );
     }
     let Some(tree) = parse(language, &text) else {
         out.push_at(

@@ -136,7 +136,7 @@ pub fn hex_text(encoded: &str) -> Option<String> {
         .bytes()
         .filter(|b| !b.is_ascii_whitespace())
         .collect();
-    if digits.len() % 2 != 0 {
+    if !digits.len().is_multiple_of(2) {
         return None;
     }
     let bytes = digits

@@ -84,14 +84,13 @@ pub fn list_rules(policy: &Policy) -> String {
     let l = &policy.limits;
     let _ = writeln!(
         out,
-        "\nlimits: memory {}, cpus {}, pids {}, timeout {}s, output {} per stream, work dir {}, network {}, runtime {}",
+        "\nlimits: memory {}, cpus {}, pids {}, timeout {}s, output {} per stream, work dir {}, network none, runtime {}",
         format_size(l.memory_bytes),
         l.cpus,
         l.pids,
         l.timeout.as_secs_f64(),
         format_size(l.output_bytes),
         format_size(l.tmpfs_bytes),
-        "none",
         l.runtime.as_deref().unwrap_or("engine default"),
     );
     out
@@ -110,7 +109,16 @@ pub fn explain_rule(rule: &Rule) -> String {
         indent(rule.docs.instead.trim()),
         rule.message,
     );
-    let m = &rule.matcher;
+    describe_matcher(&mut out, &rule.matcher, "");
+    for (language, section) in &rule.matcher.sections {
+        let _ = writeln!(out, "- in {language} only:");
+        describe_matcher(&mut out, section, "  ");
+    }
+    out
+}
+
+/// One line per key of a rule's `match` section.
+fn describe_matcher(out: &mut String, m: &crate::policy::Matcher, indent: &str) {
     let list = |names: &[crate::policy::NamePattern]| {
         names
             .iter()
@@ -119,18 +127,18 @@ pub fn explain_rule(rule: &Rule) -> String {
             .join(", ")
     };
     if !m.modules.is_empty() {
-        let _ = writeln!(out, "- imports of: {}", list(&m.modules));
+        let _ = writeln!(out, "{indent}- imports of: {}", list(&m.modules));
     }
     if !m.names.is_empty() {
-        let _ = writeln!(out, "- uses of: {}", list(&m.names));
+        let _ = writeln!(out, "{indent}- uses of: {}", list(&m.names));
     }
     if !m.calls.is_empty() {
-        let _ = write!(out, "- calls of: {}", list(&m.calls));
+        let _ = write!(out, "{indent}- calls of: {}", list(&m.calls));
         if let Some(a) = &m.arguments {
-            let _ = write!(out, " whose first argument matches /{a}/");
+            let _ = write!(out, " with a constant argument matching /{a}/");
         }
         if let Some(e) = &m.arguments_except {
-            let _ = write!(out, " and not /{e}/");
+            let _ = write!(out, ", except with an argument matching /{e}/");
         }
         out.push('\n');
     }
@@ -138,17 +146,16 @@ pub fn explain_rule(rule: &Rule) -> String {
         let kinds: Vec<&str> = m.dynamic.iter().map(|k| k.as_str()).collect();
         let _ = writeln!(
             out,
-            "- constructs the analyzer reports as: {}",
+            "{indent}- constructs the analyzer reports as: {}",
             kinds.join(", ")
         );
     }
     for s in &m.strings {
-        let _ = writeln!(out, "- string constants matching /{s}/");
+        let _ = writeln!(out, "{indent}- string constants matching /{s}/");
     }
     if m.query.is_some() {
-        let _ = writeln!(out, "- a raw tree-sitter query");
+        let _ = writeln!(out, "{indent}- a raw tree-sitter query");
     }
-    out
 }
 
 fn indent(text: &str) -> String {

@@ -133,16 +133,15 @@ fn walk_directory(
             };
             if kind.is_dir() {
                 subdirs.push(path);
-            } else if kind.is_file() {
-                if let Some(found) = Language::from_path(&path) {
-                    if language.is_none_or(|l| l == found) {
-                        inputs.push(Input {
-                            path: path.display().to_string(),
-                            language: found,
-                            origin: Origin::File(path),
-                        });
-                    }
-                }
+            } else if kind.is_file()
+                && let Some(found) = Language::from_path(&path)
+                && language.is_none_or(|l| l == found)
+            {
+                inputs.push(Input {
+                    path: path.display().to_string(),
+                    language: found,
+                    origin: Origin::File(path),
+                });
             }
         }
         pending.extend(subdirs.into_iter().rev());

@@ -65,12 +65,21 @@ impl Policy {
                     findings.push(finding(rule, span, detail));
                 }
             };
+            let matchers: Vec<&Matcher> = std::iter::once(&rule.matcher)
+                .chain(
+                    rule.matcher
+                        .sections
+                        .iter()
+                        .filter(|(language, _)| *language == analysis.language)
+                        .map(|(_, section)| section),
+                )
+                .collect();
             for fact in &analysis.facts {
-                if let Some(detail) = matches(&rule.matcher, &fact.kind) {
+                if let Some(detail) = matchers.iter().find_map(|m| matches(m, &fact.kind)) {
                     hit(fact.span, detail);
                 }
             }
-            if let Some(query) = &rule.matcher.query {
+            for query in matchers.iter().filter_map(|m| m.query.as_ref()) {
                 match analysis.query(query) {
                     Ok(spans) => {
                         for span in spans {
@@ -128,26 +137,28 @@ fn matches(m: &Matcher, fact: &FactKind) -> Option<String> {
             .iter()
             .any(|p| p.matches(module))
             .then(|| format!("imports `{module}`")),
-        FactKind::Use {
-            name,
-            called,
-            first_arg,
-        } => {
+        FactKind::Use { name, called, args } => {
             if m.names.iter().any(|p| p.matches(name)) {
                 let verb = if *called { "calls" } else { "uses" };
                 return Some(format!("{verb} `{name}`"));
             }
-            if !*called || !m.calls.iter().any(|p| p.matches(name)) {
+            if !m.calls.iter().any(|p| p.matches(name)) {
                 return None;
             }
-            match (&m.arguments, first_arg) {
-                (None, _) => Some(format!("calls `{name}`")),
-                (Some(pattern), Some(arg)) => {
-                    let exempt = m.arguments_except.as_ref().is_some_and(|e| e.is_match(arg));
-                    (pattern.is_match(arg) && !exempt)
-                        .then(|| format!("calls `{name}` with {arg:?}"))
-                }
-                (Some(_), None) => None,
+            let exempt =
+                |arg: &String| m.arguments_except.as_ref().is_some_and(|e| e.is_match(arg));
+            match (&m.arguments, &m.arguments_except) {
+                // Narrowed: a call with some argument that matches and is not exempt.
+                (Some(pattern), _) => args
+                    .iter()
+                    .find(|arg| pattern.is_match(arg) && !exempt(arg))
+                    .filter(|_| *called)
+                    .map(|arg| format!("calls `{name}` with {:?}", truncate(arg, 80))),
+                // Only exemptions: every use matches except a call with an exempt argument; a
+                // reference hands the function on to be called with arguments unknown.
+                (None, Some(_)) if !*called => Some(format!("uses `{name}`")),
+                (None, Some(_)) => (!args.iter().any(exempt)).then(|| format!("calls `{name}`")),
+                (None, None) => called.then(|| format!("calls `{name}`")),
             }
         }
         FactKind::Dynamic { kind, detail } => m
@@ -213,6 +224,34 @@ mod tests {
         assert_eq!(
             verdict("strict", js, "console.log([1,2].map(x => x * 2))"),
             Allow
+        );
+    }
+
+    #[test]
+    fn language_sections_and_arguments() {
+        use super::Verdict::*;
+        let py = Language::Python;
+        let js = Language::JavaScript;
+        // Node's http module is network access; Python's http package is not.
+        assert_eq!(verdict("strict", js, "require('http')"), Deny);
+        assert_eq!(verdict("strict", py, "from http import HTTPStatus"), Allow);
+        assert_eq!(verdict("strict", py, "process.env"), Allow);
+        assert_eq!(verdict("strict", js, "process.env"), Deny);
+        // Any path argument counts, and keyword arguments naming files do too.
+        assert_eq!(
+            verdict("strict", py, "import shutil\nshutil.copy('a', '/opt/x')"),
+            Deny
+        );
+        assert_eq!(verdict("strict", py, "open(file='/opt/x')"), Deny);
+        assert_eq!(verdict("strict", py, "open('a.txt', 'w')"), Allow);
+        // `arguments_except` alone exempts matching calls only.
+        assert_eq!(
+            verdict("strict", py, "import sys\nsys.setrecursionlimit(5000)"),
+            Allow
+        );
+        assert_eq!(
+            verdict("strict", py, "import sys\nsys.setrecursionlimit(n)"),
+            Deny
         );
     }
 

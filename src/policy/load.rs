@@ -8,7 +8,7 @@ use regex::Regex;
 
 use super::model::{LimitsFile, MatchFile, PolicyFile, RuleFile};
 use super::{Limits, Matcher, NamePattern, Policy, Rule};
-use crate::analysis::RawQuery;
+use crate::analysis::{Language, RawQuery};
 use crate::diagnostic::render_snippet;
 
 /// The presets, embedded so `--policy strict` works from any directory.
@@ -464,84 +464,7 @@ fn compile_rule(rule: RuleFile, source: &Source) -> Result<Rule, PolicyError> {
             "list python, javascript or both, or leave `languages` out for both",
         ));
     }
-    let MatchFile {
-        modules,
-        names,
-        calls,
-        arguments,
-        arguments_except,
-        dynamic,
-        strings,
-        query,
-    } = rule.matcher;
-    let regex = |pattern: &str, key: &str| {
-        Regex::new(pattern).map_err(|e| {
-            source.error_at(
-                anchor,
-                &format!("{key}:"),
-                &format!(
-                    "`{key}` of rule `{}` is not a valid regex: {}",
-                    rule.id,
-                    first_line(&e.to_string())
-                ),
-                "regexes use Rust's regex syntax (no look-around); escape literal dots as \\.",
-            )
-        })
-    };
-    let arguments = arguments
-        .as_deref()
-        .map(|p| regex(p, "arguments"))
-        .transpose()?;
-    let arguments_except = arguments_except
-        .as_deref()
-        .map(|p| regex(p, "arguments_except"))
-        .transpose()?;
-    if arguments.is_some() && calls.is_empty() {
-        return Err(source.error_at(
-            anchor,
-            "arguments:",
-            &format!(
-                "rule `{}` has `arguments` but no `calls` for it to narrow",
-                rule.id
-            ),
-            "add the functions whose first argument should be checked under `calls`",
-        ));
-    }
-    let strings = strings
-        .iter()
-        .map(|p| regex(p, "strings"))
-        .collect::<Result<Vec<_>, _>>()?;
-    let query = match query {
-        None => None,
-        Some(text) => {
-            let [language] = rule.languages.as_slice() else {
-                return Err(source.error_at(
-                    anchor,
-                    "query:",
-                    &format!("rule `{}` has a query but {} languages", rule.id, rule.languages.len()),
-                    "a tree-sitter query is written for one grammar: set `languages` to exactly one",
-                ));
-            };
-            Some(RawQuery::compile(*language, &text).map_err(|e| {
-                source.error_at(
-                    anchor,
-                    "query:",
-                    &format!("query of rule `{}` does not compile: {e}", rule.id),
-                    "check node and field names against the grammar (tree-sitter-python / tree-sitter-javascript)",
-                )
-            })?)
-        }
-    };
-    let matcher = Matcher {
-        modules: modules.iter().map(|p| NamePattern::new(p)).collect(),
-        names: names.iter().map(|p| NamePattern::new(p)).collect(),
-        calls: calls.iter().map(|p| NamePattern::new(p)).collect(),
-        arguments,
-        arguments_except,
-        dynamic,
-        strings,
-        query,
-    };
+    let matcher = compile_matcher(rule.matcher, &rule.id, &rule.languages, None, source)?;
     if matcher.is_empty() {
         return Err(source.error_at(
             anchor,
@@ -558,6 +481,131 @@ fn compile_rule(rule: RuleFile, source: &Source) -> Result<Rule, PolicyError> {
         message: rule.message.trim().to_owned(),
         docs: rule.docs,
         matcher,
+    })
+}
+
+/// Compiles a `match` section: the rule's own (`section: None`) or a language's.
+fn compile_matcher(
+    file: MatchFile,
+    id: &str,
+    languages: &[Language],
+    section: Option<Language>,
+    source: &Source,
+) -> Result<Matcher, PolicyError> {
+    let anchor = format!("id: {id}");
+    let anchor = Some(anchor.as_str());
+    let MatchFile {
+        modules,
+        names,
+        calls,
+        arguments,
+        arguments_except,
+        dynamic,
+        strings,
+        query,
+        python,
+        javascript,
+    } = file;
+    let regex = |pattern: &str, key: &str| {
+        Regex::new(pattern).map_err(|e| {
+            source.error_at(
+                anchor,
+                &format!("{key}:"),
+                &format!(
+                    "`{key}` of rule `{id}` is not a valid regex: {}",
+                    first_line(&e.to_string())
+                ),
+                "regexes use Rust's regex syntax (no look-around); escape literal dots as \\.",
+            )
+        })
+    };
+    let arguments = arguments
+        .as_deref()
+        .map(|p| regex(p, "arguments"))
+        .transpose()?;
+    let arguments_except = arguments_except
+        .as_deref()
+        .map(|p| regex(p, "arguments_except"))
+        .transpose()?;
+    for (key, given) in [
+        ("arguments", arguments.is_some()),
+        ("arguments_except", arguments_except.is_some()),
+    ] {
+        if given && calls.is_empty() {
+            return Err(source.error_at(
+                anchor,
+                &format!("{key}:"),
+                &format!("rule `{id}` has `{key}` but no `calls` for it to narrow"),
+                "add the functions whose arguments should be checked under `calls` (in the same section)",
+            ));
+        }
+    }
+    let strings = strings
+        .iter()
+        .map(|p| regex(p, "strings"))
+        .collect::<Result<Vec<_>, _>>()?;
+    let query = match query {
+        None => None,
+        Some(text) => {
+            let language = match (section, languages) {
+                (Some(language), _) | (None, &[language]) => language,
+                (None, _) => {
+                    return Err(source.error_at(
+                        anchor,
+                        "query:",
+                        &format!("rule `{id}` has a query but {} languages", languages.len()),
+                        "a tree-sitter query is written for one grammar: set `languages` to exactly one, or put the query under `python:` or `javascript:`",
+                    ));
+                }
+            };
+            Some(RawQuery::compile(language, &text).map_err(|e| {
+                source.error_at(
+                    anchor,
+                    "query:",
+                    &format!("query of rule `{id}` does not compile: {e}"),
+                    "check node and field names against the grammar (tree-sitter-python / tree-sitter-javascript)",
+                )
+            })?)
+        }
+    };
+    let mut sections = Vec::new();
+    for (language, nested) in [
+        (Language::Python, python),
+        (Language::JavaScript, javascript),
+    ] {
+        let Some(nested) = nested else { continue };
+        let key = language.as_str();
+        if section.is_some() {
+            return Err(source.error_at(
+                anchor,
+                &format!("{key}:"),
+                &format!("rule `{id}` has a `{key}` section inside a language section"),
+                "language sections sit directly under `match` and do not nest",
+            ));
+        }
+        if !languages.contains(&language) {
+            return Err(source.error_at(
+                anchor,
+                &format!("{key}:"),
+                &format!("rule `{id}` has a `{key}` section but does not apply to {key}"),
+                &format!("add {key} to the rule's `languages`, or remove the section"),
+            ));
+        }
+        sections.push((
+            language,
+            compile_matcher(*nested, id, languages, Some(language), source)?,
+        ));
+    }
+    Ok(Matcher {
+        modules: modules.iter().map(|p| NamePattern::new(p)).collect(),
+        names: names.iter().map(|p| NamePattern::new(p)).collect(),
+        calls: calls.iter().map(|p| NamePattern::new(p)).collect(),
+        arguments,
+        arguments_except,
+        dynamic,
+        strings,
+        query,
+        sections,
     })
 }
 
@@ -593,7 +641,7 @@ pub fn parse_size(text: &str) -> Option<u64> {
 /// `536870912` as `512MiB`.
 pub fn format_size(bytes: u64) -> String {
     for (unit, size) in [("GiB", 1u64 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)] {
-        if bytes >= size && bytes % size == 0 {
+        if bytes >= size && bytes.is_multiple_of(size) {
             return format!("{}{unit}", bytes / size);
         }
     }
@@ -680,6 +728,40 @@ mod tests {
         assert_eq!(policy.limits.timeout, Duration::from_secs(5));
         assert_eq!(policy.limits.memory_bytes, 256 << 20);
         assert!(policy.rules.iter().all(|r| r.id != "parse-error"));
+    }
+
+    #[test]
+    fn language_sections_are_checked() {
+        let rule = |languages: &str, matcher: &str| {
+            format!(
+                "name: x\nrules:\n  - id: r\n    languages: {languages}\n    severity: low\n    action: warn\n    message: m\n    match:\n{matcher}    docs: {{why: a, example: b, instead: c}}\n"
+            )
+        };
+        let ok = rule(
+            "[python, javascript]",
+            "      python:\n        modules: [http]\n      javascript:\n        query: '(identifier) @match'\n",
+        );
+        let policy = load_str("p.yaml", &ok).unwrap();
+        assert_eq!(policy.rules[0].matcher.sections.len(), 2);
+        let (line, _, rendered) = error_of(&rule(
+            "[python]",
+            "      javascript:\n        modules: [http]\n",
+        ));
+        assert_eq!(line, 9, "{rendered}");
+        assert!(
+            rendered.contains("does not apply to javascript"),
+            "{rendered}"
+        );
+        let (_, _, rendered) = error_of(&rule(
+            "[python, javascript]",
+            "      python:\n        python:\n          modules: [http]\n",
+        ));
+        assert!(rendered.contains("inside a language section"), "{rendered}");
+        let (_, _, rendered) = error_of(&rule(
+            "[python]",
+            "      arguments_except: 'x'\n      modules: [os]\n",
+        ));
+        assert!(rendered.contains("no `calls`"), "{rendered}");
     }
 
     #[test]

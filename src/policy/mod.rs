@@ -77,7 +77,8 @@ pub struct Rule {
     pub matcher: Matcher,
 }
 
-/// A rule's compiled `match` section.
+/// A rule's compiled `match` section. `sections` hold the patterns that apply to one
+/// language only (`match: {python: {...}, javascript: {...}}`); they never nest further.
 #[derive(Debug)]
 pub struct Matcher {
     pub modules: Vec<NamePattern>,
@@ -88,6 +89,7 @@ pub struct Matcher {
     pub dynamic: Vec<DynamicKind>,
     pub strings: Vec<Regex>,
     pub query: Option<RawQuery>,
+    pub sections: Vec<(Language, Matcher)>,
 }
 
 impl Matcher {
@@ -98,6 +100,7 @@ impl Matcher {
             && self.dynamic.is_empty()
             && self.strings.is_empty()
             && self.query.is_none()
+            && self.sections.iter().all(|(_, s)| s.is_empty())
     }
 }
 

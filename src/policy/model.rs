@@ -88,6 +88,8 @@ fn all_languages() -> Vec<Language> {
 /// What a rule matches. A rule matches a fact when any of its keys does. Names are dotted
 /// qualified names after alias resolution; a pattern also matches everything under it
 /// (`subprocess` matches `subprocess.run`); `*` matches within one dotted part, `**` across.
+/// Patterns that mean something in one language only go under `python:` or `javascript:`
+/// (Node's `http` module is not Python's `http` package).
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct MatchFile {
@@ -97,12 +99,19 @@ pub struct MatchFile {
     /// Names used in any way (called, passed, assigned): `os.system`, `os.exec*`.
     #[serde(default)]
     pub names: Vec<String>,
-    /// Names called; narrowed by `arguments` when given.
+    /// Names called; narrowed by `arguments` / `arguments_except` when given.
     #[serde(default)]
     pub calls: Vec<String>,
-    /// Regex the call's first argument (a constant string) must match for `calls` to match.
+    /// Regex that one of the call's constant arguments must match for `calls` to match. The
+    /// arguments are every positional argument that folds to a constant (strings as they are,
+    /// integers in decimal) and Python keyword arguments that name files (`file=`, `path=`,
+    /// `src=`, `dst=`, ...).
     pub arguments: Option<String>,
-    /// Regex of first arguments exempted from `arguments`.
+    /// Regex of exempt arguments. With `arguments`, an argument matching this does not count.
+    /// Alone, it makes `calls` match every use of the names except a call with an argument
+    /// matching it: calls whose arguments are not constant match, and so do references
+    /// (`f = sys.setrecursionlimit`), which hand the function on to be called with arguments
+    /// unknown.
     pub arguments_except: Option<String>,
     /// Constructs the analyzer could not resolve or flags as dangerous.
     #[serde(default)]
@@ -111,7 +120,15 @@ pub struct MatchFile {
     #[serde(default)]
     pub strings: Vec<String>,
     /// A raw tree-sitter query (for one language only); captures named `@match` are reported.
+    /// At the top of `match` it needs a rule with exactly one language; under `python:` or
+    /// `javascript:` it is written for that grammar.
     pub query: Option<String>,
+    /// Patterns that apply only to Python snippets: the same keys as `match` (except
+    /// `python` and `javascript`), judged in addition to the shared ones.
+    pub python: Option<Box<MatchFile>>,
+    /// Patterns that apply only to JavaScript snippets: the same keys as `match` (except
+    /// `python` and `javascript`), judged in addition to the shared ones.
+    pub javascript: Option<Box<MatchFile>>,
 }
 
 #[derive(Debug, Clone, Deserialize, JsonSchema)]

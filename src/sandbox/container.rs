@@ -21,6 +21,8 @@ use crate::policy::Limits;
 pub const LABEL_MANAGED: &str = "code-sandbox-mcp.managed";
 /// `<hostname>:<pid>` of the gateway that created the container.
 pub const LABEL_OWNER: &str = "code-sandbox-mcp.owner";
+/// A random id of the sandbox instance (one process may run several, e.g. tests).
+pub const LABEL_INSTANCE: &str = "code-sandbox-mcp.instance";
 /// The unprivileged user snippets run as (Debian's `nobody`).
 pub const SANDBOX_USER: &str = "65534:65534";
 /// The writable work dir: a tmpfs, also the snippet's current directory and HOME.
@@ -34,6 +36,8 @@ pub struct ContainerSpec {
     pub limits: Limits,
     /// Variables passed through from the gateway's environment. Values are never logged.
     pub env: Vec<(String, String)>,
+    /// The creating sandbox's id, for its final sweep.
+    pub instance: String,
 }
 
 pub type Output = Pin<Box<dyn Stream<Item = Result<LogOutput, bollard::errors::Error>> + Send>>;
@@ -116,6 +120,7 @@ pub fn create_body(spec: &ContainerSpec) -> ContainerCreateBody {
         labels: Some(HashMap::from([
             (LABEL_MANAGED.to_owned(), "true".to_owned()),
             (LABEL_OWNER.to_owned(), owner()),
+            (LABEL_INSTANCE.to_owned(), spec.instance.clone()),
         ])),
         attach_stdin: Some(true),
         attach_stdout: Some(true),
@@ -333,9 +338,9 @@ pub async fn reap_leftovers(engine: &Engine) -> Result<usize, SandboxError> {
     Ok(removed)
 }
 
-/// Removes every container labelled as this gateway's (the last sweep at shutdown).
-pub async fn remove_owned(engine: &Engine) -> Result<usize, SandboxError> {
-    let filters = HashMap::from([("label", vec![format!("{LABEL_OWNER}={}", owner())])]);
+/// Removes every container of one sandbox instance (the last sweep at its shutdown).
+pub async fn remove_instance(engine: &Engine, instance: &str) -> Result<usize, SandboxError> {
+    let filters = HashMap::from([("label", vec![format!("{LABEL_INSTANCE}={instance}")])]);
     let list = engine
         .docker
         .list_containers(Some(

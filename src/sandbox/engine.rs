@@ -52,6 +52,7 @@ impl SandboxError {
         match error {
             E::IOError { .. }
             | E::HyperResponseError { .. }
+            | E::HyperLegacyError { .. }
             | E::RequestTimeoutError
             | E::SocketNotFoundError(_) => SandboxError::EngineLost { detail },
             _ => SandboxError::Engine {

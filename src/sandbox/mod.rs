@@ -70,6 +70,7 @@ pub struct Sandbox {
     pools: HashMap<Language, Arc<Pool>>,
     limits: Limits,
     teardown: TaskTracker,
+    instance: String,
 }
 
 impl Sandbox {
@@ -84,6 +85,7 @@ impl Sandbox {
             tracing::info!(reaped, "removed containers left by an earlier gateway");
         }
         let env = pass_through(&config.pass_through_env);
+        let instance = output::new_nonce()[..16].to_owned();
         let mut pools = HashMap::new();
         for &language in &config.languages {
             let image = config.image(language);
@@ -100,6 +102,7 @@ impl Sandbox {
                 command: images::runner_command(language),
                 limits: limits.clone(),
                 env: env.clone(),
+                instance: instance.clone(),
             };
             pools.insert(
                 language,
@@ -111,6 +114,7 @@ impl Sandbox {
             pools,
             limits: limits.clone(),
             teardown: TaskTracker::new(),
+            instance,
         })
     }
 
@@ -164,15 +168,15 @@ impl Sandbox {
     }
 
     /// Stops the pools, waits until every container this sandbox created is gone, and sweeps
-    /// any container still carrying this gateway's label.
+    /// any container still carrying this sandbox's instance label.
     pub async fn shutdown(&self) {
         for pool in self.pools.values() {
             pool.close().await;
         }
         self.teardown.close();
         self.teardown.wait().await;
-        if let Err(e) = container::remove_owned(&self.engine).await {
-            tracing::warn!(error = %e, "could not sweep this gateway's containers");
+        if let Err(e) = container::remove_instance(&self.engine, &self.instance).await {
+            tracing::warn!(error = %e, "could not sweep this sandbox's containers");
         }
     }
 }

@@ -14,6 +14,8 @@ use tokio::sync::{Mutex, Notify};
 use super::container::{self, ContainerSpec, Started};
 use super::engine::{Engine, SandboxError};
 
+/// Containers started at once while refilling.
+const PARALLEL_STARTS: usize = 2;
 /// Longest pause between refill attempts while the engine keeps failing.
 const MAX_BACKOFF: Duration = Duration::from_secs(30);
 
@@ -90,20 +92,31 @@ impl Pool {
     async fn refill(self: Arc<Self>) {
         let mut backoff = Duration::from_millis(250);
         while !self.closed.load(Ordering::Acquire) {
-            if self.ready.lock().await.len() >= self.size {
+            let missing = self.size.saturating_sub(self.ready.lock().await.len());
+            if missing == 0 {
                 self.wake.notified().await;
                 continue;
             }
-            match container::start(&self.engine, &self.spec).await {
-                Ok(started) => {
-                    backoff = Duration::from_millis(250);
-                    if self.closed.load(Ordering::Acquire) {
-                        container::destroy(&self.engine, &started.id).await;
-                        break;
+            // A few at once: a start is mostly waiting (on the engine, on the runner's
+            // imports), so sustained throughput is bounded by the engine, not by this loop.
+            let batch = missing.min(PARALLEL_STARTS);
+            let started = futures_util::future::join_all(
+                (0..batch).map(|_| container::start(&self.engine, &self.spec)),
+            )
+            .await;
+            let mut failed = None;
+            for result in started {
+                match result {
+                    Ok(started) if self.closed.load(Ordering::Acquire) => {
+                        container::destroy(&self.engine, &started.id).await
                     }
-                    self.ready.lock().await.push_back(started);
+                    Ok(started) => self.ready.lock().await.push_back(started),
+                    Err(e) => failed = Some(e),
                 }
-                Err(e) => {
+            }
+            match failed {
+                None => backoff = Duration::from_millis(250),
+                Some(e) => {
                     tracing::warn!(error = %e, retry_in = ?backoff, "could not start a warm container");
                     tokio::select! {
                         _ = tokio::time::sleep(backoff) => {}

@@ -15,14 +15,23 @@ const PRINT: &str = "print(1)";
 const PANDAS: &str = "import pandas as pd\ndf = pd.DataFrame({'a': range(100), 'b': range(100)})\nprint(df.describe().loc['mean'].sum())";
 
 fn main() {
-    let iterations: usize = std::env::args().skip(1).find_map(|a| a.parse().ok()).unwrap_or(30);
+    let iterations: usize = std::env::args()
+        .skip(1)
+        .find_map(|a| a.parse().ok())
+        .unwrap_or(30);
     let runtime = tokio::runtime::Runtime::new().expect("runtime");
     runtime.block_on(bench(iterations));
 }
 
 async fn bench(iterations: usize) {
-    let config = SandboxConfig { pool_size: 2, languages: vec![Language::Python], ..Default::default() };
-    let sandbox = Sandbox::start(&config, &Limits::default()).await.expect("a running engine and the images");
+    let config = SandboxConfig {
+        pool_size: 2,
+        languages: vec![Language::Python],
+        ..Default::default()
+    };
+    let sandbox = Sandbox::start(&config, &Limits::default())
+        .await
+        .expect("a running engine and the images");
     let image = images::default_image(Language::Python);
     println!("{iterations} iterations per case, image {image}\n");
     println!("{:<34} {:>10} {:>10}", "case", "median", "p95");
@@ -31,7 +40,10 @@ async fn bench(iterations: usize) {
         for _ in 0..iterations {
             sandbox.wait_warm(2, Duration::from_secs(60)).await;
             let started = Instant::now();
-            let e = sandbox.run(Language::Python, code, std::future::pending()).await.expect("run");
+            let e = sandbox
+                .run(Language::Python, code, std::future::pending())
+                .await
+                .expect("run");
             warm.push(started.elapsed());
             assert_eq!(e.exit_code, Some(0), "{e:?}");
         }
@@ -39,7 +51,16 @@ async fn bench(iterations: usize) {
         for _ in 0..iterations.min(15) {
             let started = Instant::now();
             let status = Command::new("docker")
-                .args(["run", "--rm", "--network", "none", &image, "python3", "-c", code])
+                .args([
+                    "run",
+                    "--rm",
+                    "--network",
+                    "none",
+                    &image,
+                    "python3",
+                    "-c",
+                    code,
+                ])
                 .output()
                 .expect("docker CLI");
             cold.push(started.elapsed());
@@ -47,15 +68,32 @@ async fn bench(iterations: usize) {
         }
         let (wm, wp) = stats(&mut warm);
         let (cm, cp) = stats(&mut cold);
-        println!("{:<34} {:>8.1}ms {:>8.1}ms", format!("{name}: warm pool"), ms(wm), ms(wp));
-        println!("{:<34} {:>8.1}ms {:>8.1}ms", format!("{name}: docker run --rm"), ms(cm), ms(cp));
-        println!("{:<34} {:>9.1}x\n", format!("{name}: ratio (median)"), ms(cm) / ms(wm));
+        println!(
+            "{:<34} {:>8.1}ms {:>8.1}ms",
+            format!("{name}: warm pool"),
+            ms(wm),
+            ms(wp)
+        );
+        println!(
+            "{:<34} {:>8.1}ms {:>8.1}ms",
+            format!("{name}: docker run --rm"),
+            ms(cm),
+            ms(cp)
+        );
+        println!(
+            "{:<34} {:>9.1}x\n",
+            format!("{name}: ratio (median)"),
+            ms(cm) / ms(wm)
+        );
     }
     // Sustained: back-to-back calls, the pool refilling as fast as the engine creates containers.
     let calls = iterations;
     let started = Instant::now();
     for _ in 0..calls {
-        sandbox.run(Language::Python, PRINT, std::future::pending()).await.expect("run");
+        sandbox
+            .run(Language::Python, PRINT, std::future::pending())
+            .await
+            .expect("run");
     }
     let per_second = calls as f64 / started.elapsed().as_secs_f64();
     println!("sustained print(1), one caller: {per_second:.1} calls/s");
@@ -64,7 +102,9 @@ async fn bench(iterations: usize) {
 
 fn stats(samples: &mut [Duration]) -> (Duration, Duration) {
     samples.sort();
-    let p95 = samples[((samples.len() as f64 * 0.95).ceil() as usize).saturating_sub(1).min(samples.len() - 1)];
+    let p95 = samples[((samples.len() as f64 * 0.95).ceil() as usize)
+        .saturating_sub(1)
+        .min(samples.len() - 1)];
     (samples[samples.len() / 2], p95)
 }
 

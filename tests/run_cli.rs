@@ -16,34 +16,92 @@ fn snippet(dir: &tempfile::TempDir, name: &str, code: &str) -> String {
 #[test]
 fn output_and_exit_status_are_the_programs() {
     let dir = tempfile::tempdir().unwrap();
-    let file = snippet(&dir, "job.py", "import sys\nprint('to stdout')\nprint('to stderr', file=sys.stderr)\nsys.exit(7)\n");
-    gateway().args(["run", &file]).assert().code(7).stdout("to stdout\n").stderr(contains("to stderr"));
-    gateway().args(["run", "-", "--language", "javascript"]).write_stdin("console.log(6 * 7)").assert().code(0).stdout("42\n");
+    let file = snippet(
+        &dir,
+        "job.py",
+        "import sys\nprint('to stdout')\nprint('to stderr', file=sys.stderr)\nsys.exit(7)\n",
+    );
+    gateway()
+        .args(["run", &file])
+        .assert()
+        .code(7)
+        .stdout("to stdout\n")
+        .stderr(contains("to stderr"));
+    gateway()
+        .args(["run", "-", "--language", "javascript"])
+        .write_stdin("console.log(6 * 7)")
+        .assert()
+        .code(0)
+        .stdout("42\n");
 }
 
 #[test]
 fn each_outcome_has_its_own_status() {
     let dir = tempfile::tempdir().unwrap();
-    let policy = snippet(&dir, "tight.yaml", "name: tight\nextends: standard\nlimits:\n  timeout: 2s\n  memory: 256MiB\n");
-    let denied = snippet(&dir, "denied.py", "import subprocess\nsubprocess.run(['id'])\n");
-    gateway().args(["run", &denied]).assert().code(126).stdout("").stderr(contains("process-exec")).stderr(contains("nothing ran"));
+    let policy = snippet(
+        &dir,
+        "tight.yaml",
+        "name: tight\nextends: standard\nlimits:\n  timeout: 2s\n  memory: 256MiB\n",
+    );
+    let denied = snippet(
+        &dir,
+        "denied.py",
+        "import subprocess\nsubprocess.run(['id'])\n",
+    );
+    gateway()
+        .args(["run", &denied])
+        .assert()
+        .code(126)
+        .stdout("")
+        .stderr(contains("process-exec"))
+        .stderr(contains("nothing ran"));
     let slow = snippet(&dir, "slow.py", "while True:\n    pass\n");
-    gateway().args(["run", "--policy", &policy, &slow]).assert().code(124).stderr(contains("time limit"));
-    let hungry = snippet(&dir, "hungry.py", "blocks = []\nwhile True:\n    blocks.append(bytearray(32 << 20))\n");
-    gateway().args(["run", "--policy", &policy, &hungry]).assert().code(137).stderr(contains("memory limit"));
+    gateway()
+        .args(["run", "--policy", &policy, &slow])
+        .assert()
+        .code(124)
+        .stderr(contains("time limit"));
+    let hungry = snippet(
+        &dir,
+        "hungry.py",
+        "blocks = []\nwhile True:\n    blocks.append(bytearray(32 << 20))\n",
+    );
+    gateway()
+        .args(["run", "--policy", &policy, &hungry])
+        .assert()
+        .code(137)
+        .stderr(contains("memory limit"));
 }
 
 #[test]
 fn json_prints_the_structured_result() {
     let dir = tempfile::tempdir().unwrap();
-    let file = snippet(&dir, "warned.py", "import os\nprint(os.environ.get('NOPE'))\n");
-    let out = gateway().args(["run", "--json", &file]).assert().code(0).get_output().stdout.clone();
+    let file = snippet(
+        &dir,
+        "warned.py",
+        "import os\nprint(os.environ.get('NOPE'))\n",
+    );
+    let out = gateway()
+        .args(["run", "--json", &file])
+        .assert()
+        .code(0)
+        .get_output()
+        .stdout
+        .clone();
     let report: serde_json::Value = serde_json::from_slice(&out).unwrap();
     assert_eq!(report["verdict"], "warn");
     assert_eq!(report["ran"], true);
     assert_eq!(report["stdout"], "None\n");
     assert_eq!(report["findings"][0]["rule"], "environment-secrets");
-    for key in ["exit_code", "stderr", "duration_ms", "timed_out", "oom_killed", "stdout_truncated", "stderr_truncated"] {
+    for key in [
+        "exit_code",
+        "stderr",
+        "duration_ms",
+        "timed_out",
+        "oom_killed",
+        "stdout_truncated",
+        "stderr_truncated",
+    ] {
         assert!(report.get(key).is_some(), "missing {key}");
     }
 }
@@ -60,7 +118,12 @@ fn engine_and_image_problems_are_explained() {
         .stderr(contains("cannot reach the container engine"))
         .stderr(contains("hint"));
     gateway()
-        .args(["run", "--python-image", "code-sandbox-python:does-not-exist", &file])
+        .args([
+            "run",
+            "--python-image",
+            "code-sandbox-python:does-not-exist",
+            &file,
+        ])
         .assert()
         .code(125)
         .stderr(contains("does not exist"))

@@ -19,7 +19,12 @@ async fn containers_with_owner(engine: &Engine, owner: &str) -> Vec<String> {
     let filters = HashMap::from([("label", vec![format!("{LABEL_OWNER}={owner}")])]);
     engine
         .docker
-        .list_containers(Some(ListContainersOptionsBuilder::new().all(true).filters(&filters).build()))
+        .list_containers(Some(
+            ListContainersOptionsBuilder::new()
+                .all(true)
+                .filters(&filters)
+                .build(),
+        ))
         .await
         .unwrap()
         .into_iter()
@@ -29,16 +34,25 @@ async fn containers_with_owner(engine: &Engine, owner: &str) -> Vec<String> {
 
 #[tokio::test]
 async fn no_container_survives_any_ending_and_leftovers_are_reaped() {
-    let limits = code_sandbox_mcp::policy::Limits { timeout: Duration::from_secs(2), ..tight_limits() };
+    let limits = code_sandbox_mcp::policy::Limits {
+        timeout: Duration::from_secs(2),
+        ..tight_limits()
+    };
     let sandbox = common::sandbox(&limits, 2).await;
     let engine = sandbox.engine().clone();
-    assert!(sandbox.wait_warm(2, Duration::from_secs(60)).await, "the pool did not fill");
+    assert!(
+        sandbox.wait_warm(2, Duration::from_secs(60)).await,
+        "the pool did not fill"
+    );
     let endings = [
         ("print('normal')", None),
         ("raise SystemExit(5)", None),
         ("while True:\n    pass", None),
         ("import os\nos._exit(9)", None),
-        ("chunks = []\nwhile True:\n    chunks.append(bytearray(32 << 20))", None),
+        (
+            "chunks = []\nwhile True:\n    chunks.append(bytearray(32 << 20))",
+            None,
+        ),
         ("while True:\n    pass", Some(Duration::from_millis(300))),
     ];
     for (code, cancel_after) in endings {
@@ -50,10 +64,21 @@ async fn no_container_survives_any_ending_and_leftovers_are_reaped() {
         };
         let _ = sandbox.run(Language::Python, code, cancelled).await;
     }
-    let js = sandbox.run(Language::JavaScript, "console.log(1)", std::future::pending()).await.unwrap();
+    let js = sandbox
+        .run(
+            Language::JavaScript,
+            "console.log(1)",
+            std::future::pending(),
+        )
+        .await
+        .unwrap();
     assert_eq!(js.stdout, "1\n");
     sandbox.shutdown().await;
-    assert_eq!(containers_with_owner(&engine, &owner()).await, Vec::<String>::new(), "containers left behind");
+    assert_eq!(
+        containers_with_owner(&engine, &owner()).await,
+        Vec::<String>::new(),
+        "containers left behind"
+    );
 
     // A container left by a gateway that died (its pid no longer exists) is reaped at start.
     let host = owner().rsplit_once(':').unwrap().0.to_owned();
@@ -67,9 +92,19 @@ async fn no_container_survives_any_ending_and_leftovers_are_reaped() {
         ])),
         ..Default::default()
     };
-    engine.docker.create_container(None::<bollard::query_parameters::CreateContainerOptions>, body).await.unwrap();
+    engine
+        .docker
+        .create_container(
+            None::<bollard::query_parameters::CreateContainerOptions>,
+            body,
+        )
+        .await
+        .unwrap();
     assert_eq!(containers_with_owner(&engine, &dead_owner).await.len(), 1);
     let restarted = common::sandbox(&limits, 0).await;
-    assert!(containers_with_owner(&engine, &dead_owner).await.is_empty(), "the leftover was not reaped");
+    assert!(
+        containers_with_owner(&engine, &dead_owner).await.is_empty(),
+        "the leftover was not reaped"
+    );
     restarted.shutdown().await;
 }

@@ -28,7 +28,8 @@ async fn an_exception_reports_exit_1_and_the_traceback() {
 #[tokio::test]
 async fn a_memory_bomb_is_oom_killed_and_reported() {
     // Chunks of 32 MiB each stay below the analyzer's allocation threshold: the container stops it.
-    let e = run_py("chunks = []\nwhile True:\n    chunks.append(bytearray(32 * 1024 * 1024))\n").await;
+    let e =
+        run_py("chunks = []\nwhile True:\n    chunks.append(bytearray(32 * 1024 * 1024))\n").await;
     assert!(e.oom_killed, "{e:?}");
     assert!(!e.timed_out);
     assert_eq!(e.exit_code, Some(137), "{e:?}");
@@ -40,19 +41,35 @@ async fn a_fork_bomb_stays_under_the_pid_limit_and_the_run_ends() {
     let e = run_py(code).await;
     assert!(e.stdout.starts_with("stopped after"), "{e:?}");
     let born: u32 = e.stdout.split_whitespace().nth(2).unwrap().parse().unwrap();
-    assert!(born < tight_limits().pids, "{born} processes under a limit of {}", tight_limits().pids);
+    assert!(
+        born < tight_limits().pids,
+        "{born} processes under a limit of {}",
+        tight_limits().pids
+    );
     assert_eq!(e.exit_code, Some(0));
     assert!(!e.timed_out);
 }
 
 #[tokio::test]
 async fn an_endless_loop_is_killed_on_time() {
-    let limits = code_sandbox_mcp::policy::Limits { timeout: Duration::from_secs(2), ..tight_limits() };
-    let e = run_with(&limits, Language::Python, "print('start', flush=True)\nwhile True:\n    pass\n").await;
+    let limits = code_sandbox_mcp::policy::Limits {
+        timeout: Duration::from_secs(2),
+        ..tight_limits()
+    };
+    let e = run_with(
+        &limits,
+        Language::Python,
+        "print('start', flush=True)\nwhile True:\n    pass\n",
+    )
+    .await;
     assert!(e.timed_out);
     assert_eq!(e.exit_code, None);
     assert_eq!(e.stdout, "start\n", "output before the kill is kept");
-    assert!((2000..6000).contains(&e.duration_ms), "{} ms", e.duration_ms);
+    assert!(
+        (2000..6000).contains(&e.duration_ms),
+        "{} ms",
+        e.duration_ms
+    );
 }
 
 #[tokio::test]
@@ -95,7 +112,18 @@ async fn the_process_is_unprivileged() {
     let code = "import os\nstatus = dict(l.split(':\\t', 1) for l in open('/proc/self/status').read().splitlines() if ':\\t' in l)\nprint(os.getuid(), os.getgid(), status['CapEff'].strip(), status['CapBnd'].strip(), status['NoNewPrivs'].strip(), status['Seccomp'].strip())\n";
     let e = run_py(code).await;
     let fields: Vec<&str> = e.stdout.split_whitespace().collect();
-    assert_eq!(fields, ["65534", "65534", "0000000000000000", "0000000000000000", "1", "2"], "{e:?}");
+    assert_eq!(
+        fields,
+        [
+            "65534",
+            "65534",
+            "0000000000000000",
+            "0000000000000000",
+            "1",
+            "2"
+        ],
+        "{e:?}"
+    );
 }
 
 #[tokio::test]
@@ -127,9 +155,15 @@ async fn only_named_variables_pass_through() {
         languages: vec![Language::Python],
         ..Default::default()
     };
-    let sandbox = code_sandbox_mcp::sandbox::Sandbox::start(&config, &tight_limits()).await.unwrap();
+    let sandbox = code_sandbox_mcp::sandbox::Sandbox::start(&config, &tight_limits())
+        .await
+        .unwrap();
     let e = sandbox
-        .run(Language::Python, "import os\nprint(os.environ.get('CSM_PASSED'), os.environ.get('CSM_HIDDEN'))", std::future::pending())
+        .run(
+            Language::Python,
+            "import os\nprint(os.environ.get('CSM_PASSED'), os.environ.get('CSM_HIDDEN'))",
+            std::future::pending(),
+        )
         .await
         .unwrap();
     sandbox.shutdown().await;
@@ -139,12 +173,29 @@ async fn only_named_variables_pass_through() {
 #[tokio::test]
 async fn javascript_runs_with_exit_codes_and_modules() {
     let limits = tight_limits();
-    let e = run_with(&limits, Language::JavaScript, "console.log([1, 2, 3].map((x) => x * 2).join(','));\nprocess.exit(4);").await;
+    let e = run_with(
+        &limits,
+        Language::JavaScript,
+        "console.log([1, 2, 3].map((x) => x * 2).join(','));\nprocess.exit(4);",
+    )
+    .await;
     assert_eq!((e.stdout.as_str(), e.exit_code), ("2,4,6\n", Some(4)));
     let e = run_with(&limits, Language::JavaScript, "import os from 'node:os';\nconst n = await Promise.resolve(os.EOL.length);\nconsole.log('esm', n);").await;
-    assert_eq!((e.stdout.as_str(), e.exit_code), ("esm 1\n", Some(0)), "{e:?}");
-    let e = run_with(&limits, Language::JavaScript, "require('net').connect(80, '1.1.1.1').on('error', (e) => console.log(e.code));").await;
-    assert!(e.stdout.starts_with("ENETUNREACH") || e.stdout.starts_with("EHOSTUNREACH"), "{e:?}");
+    assert_eq!(
+        (e.stdout.as_str(), e.exit_code),
+        ("esm 1\n", Some(0)),
+        "{e:?}"
+    );
+    let e = run_with(
+        &limits,
+        Language::JavaScript,
+        "require('net').connect(80, '1.1.1.1').on('error', (e) => console.log(e.code));",
+    )
+    .await;
+    assert!(
+        e.stdout.starts_with("ENETUNREACH") || e.stdout.starts_with("EHOSTUNREACH"),
+        "{e:?}"
+    );
 }
 
 #[tokio::test]
@@ -152,16 +203,30 @@ async fn a_cancelled_run_returns_promptly() {
     let sandbox = common::sandbox(&tight_limits(), 0).await;
     let started = std::time::Instant::now();
     let result = sandbox
-        .run(Language::Python, "while True:\n    pass\n", tokio::time::sleep(Duration::from_millis(500)))
+        .run(
+            Language::Python,
+            "while True:\n    pass\n",
+            tokio::time::sleep(Duration::from_millis(500)),
+        )
         .await;
     sandbox.shutdown().await;
-    assert!(matches!(result, Err(code_sandbox_mcp::sandbox::SandboxError::Cancelled)), "{result:?}");
+    assert!(
+        matches!(
+            result,
+            Err(code_sandbox_mcp::sandbox::SandboxError::Cancelled)
+        ),
+        "{result:?}"
+    );
     assert!(started.elapsed() < Duration::from_secs(10));
 }
 
 fn rss_kib() -> u64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
-        .and_then(|s| s.lines().find(|l| l.starts_with("VmRSS:")).and_then(|l| l.split_whitespace().nth(1)?.parse().ok()))
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmRSS:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+        })
         .unwrap_or(0)
 }

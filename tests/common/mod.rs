@@ -23,7 +23,10 @@ pub fn tight_limits() -> Limits {
 }
 
 pub async fn sandbox(limits: &Limits, pool_size: usize) -> Sandbox {
-    let config = SandboxConfig { pool_size, ..SandboxConfig::default() };
+    let config = SandboxConfig {
+        pool_size,
+        ..SandboxConfig::default()
+    };
     match Sandbox::start(&config, limits).await {
         Ok(s) => s,
         Err(e) => panic!("these tests need a running Docker Engine and the sandbox images: {e}"),

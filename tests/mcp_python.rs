@@ -4,6 +4,8 @@
 //! The client lives in tests/mcp/python_client.py; its virtualenv is made on first use under
 //! target/ (pip needs the package index).
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -43,6 +45,7 @@ fn venv_python() -> PathBuf {
 
 #[test]
 fn the_official_python_client_works_end_to_end() {
+    common::ensure_images();
     let python = venv_python();
     let dir = tempfile::tempdir().unwrap();
     let policy = dir.path().join("short.yaml");

@@ -1,6 +1,8 @@
 //! The server driven by rmcp's own client over stdio: listing, a run, progress notifications
 //! during a long run, and cancellation, after which the run's container is gone.
 
+mod common;
+
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -61,6 +63,9 @@ async fn containers_of(engine: &Engine, pid: u32) -> usize {
 
 #[tokio::test]
 async fn rmcp_client_runs_sees_progress_and_cancels() {
+    tokio::task::spawn_blocking(common::ensure_images)
+        .await
+        .unwrap();
     let audit_dir = tempfile::tempdir().unwrap();
     let audit = audit_dir.path().join("audit.jsonl");
     let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_code-sandbox-mcp"));
@@ -174,6 +179,9 @@ async fn rmcp_client_runs_sees_progress_and_cancels() {
 
 #[tokio::test]
 async fn calls_beyond_the_queue_get_a_busy_error_at_once() {
+    tokio::task::spawn_blocking(common::ensure_images)
+        .await
+        .unwrap();
     let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_code-sandbox-mcp"));
     command.args([
         "--pool-size",

@@ -1,5 +1,7 @@
 //! `code-sandbox-mcp run` and `doctor` as a user runs them: the real binary, real containers.
 
+mod common;
+
 use assert_cmd::Command;
 use predicates::str::contains;
 
@@ -15,6 +17,7 @@ fn snippet(dir: &tempfile::TempDir, name: &str, code: &str) -> String {
 
 #[test]
 fn output_and_exit_status_are_the_programs() {
+    common::ensure_images();
     let dir = tempfile::tempdir().unwrap();
     let file = snippet(
         &dir,
@@ -37,6 +40,7 @@ fn output_and_exit_status_are_the_programs() {
 
 #[test]
 fn each_outcome_has_its_own_status() {
+    common::ensure_images();
     let dir = tempfile::tempdir().unwrap();
     let policy = snippet(
         &dir,
@@ -75,6 +79,7 @@ fn each_outcome_has_its_own_status() {
 
 #[test]
 fn json_prints_the_structured_result() {
+    common::ensure_images();
     let dir = tempfile::tempdir().unwrap();
     let file = snippet(
         &dir,
@@ -108,6 +113,7 @@ fn json_prints_the_structured_result() {
 
 #[test]
 fn engine_and_image_problems_are_explained() {
+    common::ensure_images();
     let dir = tempfile::tempdir().unwrap();
     let file = snippet(&dir, "ok.py", "print(1)\n");
     gateway()
@@ -139,6 +145,7 @@ fn engine_and_image_problems_are_explained() {
 
 #[test]
 fn doctor_checks_the_host_and_the_limits() {
+    common::ensure_images();
     gateway()
         .arg("doctor")
         .assert()

@@ -44,3 +44,27 @@ pub async fn run_with(limits: &Limits, language: Language, code: &str) -> Execut
 pub async fn run_py(code: &str) -> Execution {
     run_with(&tight_limits(), Language::Python, code).await
 }
+
+/// Builds the sandbox images if they are missing (once per machine; concurrent callers wait
+/// on the build lock). Tests that drive the server call this first, so a first build shows its
+/// progress here instead of inside a server while a client waits.
+pub fn ensure_images() {
+    static DONE: std::sync::OnceLock<()> = std::sync::OnceLock::new();
+    DONE.get_or_init(|| {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        runtime.block_on(async {
+            let engine = code_sandbox_mcp::sandbox::Engine::connect()
+                .await
+                .unwrap_or_else(|e| panic!("these tests need a running Docker Engine: {e}"));
+            for language in Language::ALL {
+                let image = code_sandbox_mcp::sandbox::images::default_image(language);
+                code_sandbox_mcp::sandbox::images::ensure(&engine, language, &image, true, None)
+                    .await
+                    .unwrap_or_else(|e| panic!("cannot build the {language} image: {e}"));
+            }
+        });
+    });
+}

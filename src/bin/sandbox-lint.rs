@@ -86,21 +86,8 @@ fn main() -> ExitCode {
         return ExitCode::from(2);
     }
     let (inputs, mut errors) = lint::collect_inputs(&cli.paths, cli.language);
-    let mut reports = Vec::new();
-    for input in inputs {
-        match input.read() {
-            Ok(bytes) => reports.push(lint::lint_source(
-                &policy,
-                &input.path,
-                input.language,
-                &bytes,
-            )),
-            Err(e) => errors.push(lint::InputError {
-                path: input.path.clone(),
-                message: e.to_string(),
-            }),
-        }
-    }
+    let (reports, read_errors) = lint::lint_all(&policy, &inputs);
+    errors.extend(read_errors);
     for error in &errors {
         eprintln!("error: {error}");
     }

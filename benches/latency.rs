@@ -4,6 +4,9 @@
 //!
 //!     cargo bench --bench latency [-- ITERATIONS]
 
+mod common;
+
+use common::{median_p95, ms};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -66,8 +69,8 @@ async fn bench(iterations: usize) {
             cold.push(started.elapsed());
             assert!(status.status.success());
         }
-        let (wm, wp) = stats(&mut warm);
-        let (cm, cp) = stats(&mut cold);
+        let (wm, wp) = median_p95(&mut warm);
+        let (cm, cp) = median_p95(&mut cold);
         println!(
             "{:<34} {:>8.1}ms {:>8.1}ms",
             format!("{name}: warm pool"),
@@ -98,16 +101,4 @@ async fn bench(iterations: usize) {
     let per_second = calls as f64 / started.elapsed().as_secs_f64();
     println!("sustained print(1), one caller: {per_second:.1} calls/s");
     sandbox.shutdown().await;
-}
-
-fn stats(samples: &mut [Duration]) -> (Duration, Duration) {
-    samples.sort();
-    let p95 = samples[((samples.len() as f64 * 0.95).ceil() as usize)
-        .saturating_sub(1)
-        .min(samples.len() - 1)];
-    (samples[samples.len() / 2], p95)
-}
-
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1000.0
 }

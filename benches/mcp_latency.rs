@@ -4,6 +4,9 @@
 //!
 //!     cargo bench --bench mcp_latency [-- CALLS]
 
+mod common;
+
+use common::{median_p95, ms};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -82,8 +85,8 @@ async fn bench(calls: usize) {
         assert!(out.status.success());
         docker.push(started.elapsed());
     }
-    let (m, p) = stats(&mut sequential);
-    let (dm, dp) = stats(&mut docker);
+    let (m, p) = median_p95(&mut sequential);
+    let (dm, dp) = median_p95(&mut docker);
     println!(
         "MCP tool call print(1) over stdio: median {:.1} ms, p95 {:.1} ms ({calls} calls)",
         ms(m),
@@ -96,16 +99,4 @@ async fn bench(calls: usize) {
     );
     println!("ratio (median):                    {:.1}x", ms(dm) / ms(m));
     println!("concurrency 4, pool of 4:          {concurrent_rate:.1} calls/s");
-}
-
-fn stats(samples: &mut [Duration]) -> (Duration, Duration) {
-    samples.sort();
-    let p95 = samples[((samples.len() as f64 * 0.95).ceil() as usize)
-        .saturating_sub(1)
-        .min(samples.len() - 1)];
-    (samples[samples.len() / 2], p95)
-}
-
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1000.0
 }

@@ -3,11 +3,9 @@
 
 mod common;
 
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use bollard::query_parameters::ListContainersOptionsBuilder;
 use code_sandbox_mcp::sandbox::Engine;
 use code_sandbox_mcp::sandbox::container::LABEL_OWNER;
 use rmcp::model::{
@@ -47,18 +45,13 @@ async fn containers_of(engine: &Engine, pid: u32) -> usize {
         .unwrap()
         .trim()
         .to_owned();
-    let filters = HashMap::from([("label", vec![format!("{LABEL_OWNER}={host}:{pid}")])]);
-    engine
-        .docker
-        .list_containers(Some(
-            ListContainersOptionsBuilder::new()
-                .all(true)
-                .filters(&filters)
-                .build(),
-        ))
-        .await
-        .unwrap()
-        .len()
+    code_sandbox_mcp::sandbox::container::list_labelled(
+        engine,
+        &format!("{LABEL_OWNER}={host}:{pid}"),
+    )
+    .await
+    .unwrap()
+    .len()
 }
 
 #[tokio::test]

@@ -9,22 +9,13 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use bollard::models::ContainerCreateBody;
-use bollard::query_parameters::ListContainersOptionsBuilder;
 use code_sandbox_mcp::analysis::Language;
 use code_sandbox_mcp::sandbox::container::{LABEL_MANAGED, LABEL_OWNER, owner};
 use code_sandbox_mcp::sandbox::{Engine, images};
 use common::tight_limits;
 
 async fn containers_with_owner(engine: &Engine, owner: &str) -> Vec<String> {
-    let filters = HashMap::from([("label", vec![format!("{LABEL_OWNER}={owner}")])]);
-    engine
-        .docker
-        .list_containers(Some(
-            ListContainersOptionsBuilder::new()
-                .all(true)
-                .filters(&filters)
-                .build(),
-        ))
+    code_sandbox_mcp::sandbox::container::list_labelled(engine, &format!("{LABEL_OWNER}={owner}"))
         .await
         .unwrap()
         .into_iter()

@@ -301,12 +301,13 @@ pub async fn kill(engine: &Engine, id: &str) {
         .await;
 }
 
-/// Removes containers left by gateways that no longer run on this host (a crash, `kill -9`).
-/// Containers of live gateways, or of other hosts sharing the engine, are left alone.
-/// Returns how many were removed.
-pub async fn reap_leftovers(engine: &Engine) -> Result<usize, SandboxError> {
-    let filters = HashMap::from([("label", vec![format!("{LABEL_MANAGED}=true")])]);
-    let list = engine
+/// The containers (running or not) carrying `label` (`key` or `key=value`).
+pub async fn list_labelled(
+    engine: &Engine,
+    label: &str,
+) -> Result<Vec<bollard::models::ContainerSummary>, SandboxError> {
+    let filters = HashMap::from([("label", vec![label.to_owned()])]);
+    engine
         .docker
         .list_containers(Some(
             ListContainersOptionsBuilder::new()
@@ -315,7 +316,14 @@ pub async fn reap_leftovers(engine: &Engine) -> Result<usize, SandboxError> {
                 .build(),
         ))
         .await
-        .map_err(|e| SandboxError::engine("listing containers", e))?;
+        .map_err(|e| SandboxError::engine("listing containers", e))
+}
+
+/// Removes containers left by gateways that no longer run on this host (a crash, `kill -9`).
+/// Containers of live gateways, or of other hosts sharing the engine, are left alone.
+/// Returns how many were removed.
+pub async fn reap_leftovers(engine: &Engine) -> Result<usize, SandboxError> {
+    let list = list_labelled(engine, &format!("{LABEL_MANAGED}=true")).await?;
     let host = hostname();
     let me = std::process::id().to_string();
     let mut removed = 0;
@@ -340,17 +348,7 @@ pub async fn reap_leftovers(engine: &Engine) -> Result<usize, SandboxError> {
 
 /// Removes every container of one sandbox instance (the last sweep at its shutdown).
 pub async fn remove_instance(engine: &Engine, instance: &str) -> Result<usize, SandboxError> {
-    let filters = HashMap::from([("label", vec![format!("{LABEL_INSTANCE}={instance}")])]);
-    let list = engine
-        .docker
-        .list_containers(Some(
-            ListContainersOptionsBuilder::new()
-                .all(true)
-                .filters(&filters)
-                .build(),
-        ))
-        .await
-        .map_err(|e| SandboxError::engine("listing containers", e))?;
+    let list = list_labelled(engine, &format!("{LABEL_INSTANCE}={instance}")).await?;
     let ids: Vec<String> = list.into_iter().filter_map(|c| c.id).collect();
     for id in &ids {
         destroy(engine, id).await;

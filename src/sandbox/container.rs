@@ -31,6 +31,7 @@ pub const WORK_DIR: &str = "/work";
 /// Everything needed to start a container for one language under one policy.
 #[derive(Clone)]
 pub struct ContainerSpec {
+    pub language: crate::analysis::Language,
     pub image: String,
     pub command: Vec<String>,
     pub limits: Limits,
@@ -147,19 +148,7 @@ pub async fn start(engine: &Engine, spec: &ContainerSpec) -> Result<Started, San
         .map_err(|e| match e {
             bollard::errors::Error::DockerResponseServerError {
                 status_code: 404, ..
-            } => SandboxError::ImageMissing {
-                language: if spec.command.iter().any(|c| c.contains("node")) {
-                    "javascript"
-                } else {
-                    "python"
-                },
-                language_flag: if spec.command.iter().any(|c| c.contains("node")) {
-                    "js"
-                } else {
-                    "python"
-                },
-                image: spec.image.clone(),
-            },
+            } => SandboxError::image_missing(spec.language, &spec.image),
             e => SandboxError::engine("creating a container", e),
         })?;
     let id = created.id;

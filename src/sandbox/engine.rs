@@ -45,6 +45,17 @@ pub enum SandboxError {
 }
 
 impl SandboxError {
+    pub fn image_missing(language: crate::analysis::Language, image: &str) -> SandboxError {
+        SandboxError::ImageMissing {
+            language: language.as_str(),
+            language_flag: match language {
+                crate::analysis::Language::Python => "python",
+                crate::analysis::Language::JavaScript => "js",
+            },
+            image: image.to_owned(),
+        }
+    }
+
     /// Wraps an engine error, telling a lost connection from a refused request.
     pub fn engine(action: impl Into<String>, error: bollard::errors::Error) -> SandboxError {
         use bollard::errors::Error as E;

@@ -90,15 +90,7 @@ pub async fn ensure(
     }
     let ours = image == default_image(language);
     if !ours || !build_missing {
-        return Err(SandboxError::ImageMissing {
-            language: language.as_str(),
-            language_flag: if language == Language::Python {
-                "python"
-            } else {
-                "js"
-            },
-            image: image.to_owned(),
-        });
+        return Err(SandboxError::image_missing(language, image));
     }
     progress(&format!(
         "the {language} sandbox image {image} is not built yet; building it now (first use, about a minute)"

@@ -98,6 +98,7 @@ impl Sandbox {
             )
             .await?;
             let spec = ContainerSpec {
+                language,
                 image,
                 command: images::runner_command(language),
                 limits: limits.clone(),

@@ -93,7 +93,7 @@ async fn stderr_is_capped_separately() {
 
 #[tokio::test]
 async fn the_network_is_unreachable() {
-    let code = "import os, socket\nprint(sorted(os.listdir('/sys/class/net')))\ntry:\n    socket.create_connection(('1.1.1.1', 53), timeout=3)\n    print('connected')\nexcept OSError as e:\n    print('refused', e.errno)\n";
+    let code = "import os, socket\nprint(sorted(os.listdir('/sys/class/net')))\ntry:\n    socket.create_connection(('192.0.2.1', 53), timeout=3)\n    print('connected')\nexcept OSError as e:\n    print('refused', e.errno)\n";
     let e = run_py(code).await;
     assert!(e.stdout.starts_with("['lo']\nrefused"), "{e:?}");
 }
@@ -189,7 +189,7 @@ async fn javascript_runs_with_exit_codes_and_modules() {
     let e = run_with(
         &limits,
         Language::JavaScript,
-        "require('net').connect(80, '1.1.1.1').on('error', (e) => console.log(e.code));",
+        "require('net').connect(80, '192.0.2.1').on('error', (e) => console.log(e.code));",
     )
     .await;
     assert!(

@@ -40,11 +40,11 @@ impl Capture {
             return true;
         }
         self.total += chunk.len() as u64;
-        let room = self.cap.saturating_sub(self.kept.len());
-        self.kept
-            .extend_from_slice(&chunk[..chunk.len().min(room + MAX_MARKER).min(chunk.len())]);
-        // The slack beyond the cap lets a marker that straddles the cap still be stripped;
-        // `finish` cuts `kept` back to the cap.
+        // Keep at most the cap plus one marker's length: the slack lets a marker that straddles
+        // the cap be stripped, and `finish` cuts `kept` back to the cap. However the output is
+        // chunked, memory stays bounded by the cap.
+        let room = (self.cap.saturating_add(MAX_MARKER)).saturating_sub(self.kept.len());
+        self.kept.extend_from_slice(&chunk[..chunk.len().min(room)]);
         self.tail
             .extend_from_slice(&chunk[chunk.len().saturating_sub(MAX_MARKER)..]);
         if self.tail.len() > MAX_MARKER {
@@ -147,6 +147,22 @@ mod tests {
         exact.push(b"abcd", NONCE);
         exact.push(&marker(0), NONCE);
         assert_eq!(exact.finish(), ("abcd".to_owned(), false));
+    }
+
+    #[test]
+    fn many_small_chunks_stay_within_the_cap() {
+        let mut c = Capture::new(100);
+        for _ in 0..100_000 {
+            c.push(b"x", NONCE);
+        }
+        assert!(
+            c.kept.len() <= 100 + MAX_MARKER,
+            "kept {} bytes",
+            c.kept.len()
+        );
+        c.push(&marker(0), NONCE);
+        let (text, truncated) = c.finish();
+        assert_eq!((text.len(), truncated), (100, true));
     }
 
     #[test]

@@ -155,3 +155,40 @@ fn doctor_checks_the_host_and_the_limits() {
         .stdout(contains("memory limit 512MiB (policy: 512MiB)"))
         .stdout(contains("all checks passed"));
 }
+
+#[test]
+fn pass_through_values_reach_the_code_but_never_the_logs() {
+    common::ensure_images();
+    let dir = tempfile::tempdir().unwrap();
+    let file = snippet(
+        &dir,
+        "env.py",
+        "import os\nprint(len(os.environ['CSM_API_KEY']))\n",
+    );
+    let secret = "sk-test-1f9c2a7e5b";
+    let output = gateway()
+        .env("RUST_LOG", "trace")
+        .env("CSM_API_KEY", secret)
+        .args([
+            "run",
+            "--policy",
+            "permissive",
+            "--pass-through-env",
+            "CSM_API_KEY",
+            &file,
+        ])
+        .assert()
+        .code(0)
+        .stdout(format!("{}\n", secret.len()))
+        .get_output()
+        .clone();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        !stderr.is_empty(),
+        "trace logging produced nothing; the check would prove nothing"
+    );
+    assert!(
+        !stderr.contains(secret),
+        "the secret appeared in the logs:\n{stderr}"
+    );
+}

@@ -29,7 +29,8 @@ impl Session {
                 .expect("the server answers")
                 .unwrap()
                 .expect("the server is still running");
-            let message: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("stdout carried non-JSON ({e}): {line}"));
+            let message: Value = serde_json::from_str(&line)
+                .unwrap_or_else(|e| panic!("stdout carried non-JSON ({e}): {line}"));
             if message["id"] == json!(id) {
                 return message;
             }
@@ -43,19 +44,29 @@ impl Session {
     }
 
     async fn ping(&mut self, id: u64) {
-        self.send_raw(json!({"jsonrpc": "2.0", "id": id, "method": "ping"}).to_string().as_bytes()).await;
+        self.send_raw(
+            json!({"jsonrpc": "2.0", "id": id, "method": "ping"})
+                .to_string()
+                .as_bytes(),
+        )
+        .await;
         let pong = self.response(id).await;
         assert!(pong.get("result").is_some(), "ping after bad input: {pong}");
     }
 }
 
 fn text(response: &Value) -> String {
-    response["result"]["content"][0]["text"].as_str().unwrap_or_default().to_owned()
+    response["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
 }
 
 #[tokio::test]
 async fn bad_input_gets_clear_errors_and_the_server_keeps_serving() {
-    tokio::task::spawn_blocking(common::ensure_images).await.unwrap();
+    tokio::task::spawn_blocking(common::ensure_images)
+        .await
+        .unwrap();
     let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_code-sandbox-mcp"))
         .args(["--pool-size", "1"])
         .stdin(std::process::Stdio::piped())
@@ -64,23 +75,36 @@ async fn bad_input_gets_clear_errors_and_the_server_keeps_serving() {
         .kill_on_drop(true)
         .spawn()
         .unwrap();
-    let mut s = Session { stdin: child.stdin.take().unwrap(), lines: BufReader::new(child.stdout.take().unwrap()).lines() };
+    let mut s = Session {
+        stdin: child.stdin.take().unwrap(),
+        lines: BufReader::new(child.stdout.take().unwrap()).lines(),
+    };
     let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}});
     s.send_raw(init.to_string().as_bytes()).await;
     assert!(s.response(1).await["result"]["serverInfo"]["name"] == "code-sandbox-mcp");
-    s.send_raw(br#"{"jsonrpc": "2.0", "method": "notifications/initialized"}"#).await;
+    s.send_raw(br#"{"jsonrpc": "2.0", "method": "notifications/initialized"}"#)
+        .await;
 
     // Malformed JSON-RPC: not JSON, JSON of the wrong shape, an unknown method.
     s.send_raw(b"{this is not json").await;
-    s.send_raw(br#"{"jsonrpc": "2.0", "id": 2, "method": 17}"#).await;
+    s.send_raw(br#"{"jsonrpc": "2.0", "id": 2, "method": 17}"#)
+        .await;
     s.ping(3).await;
-    s.send_raw(br#"{"jsonrpc": "2.0", "id": 4, "method": "no/such/method"}"#).await;
+    s.send_raw(br#"{"jsonrpc": "2.0", "id": 4, "method": "no/such/method"}"#)
+        .await;
     assert!(s.response(4).await.get("error").is_some());
 
     // Unknown tool, wrong argument types, missing arguments.
-    assert!(s.call(5, "run_ruby_code", json!({"code": "puts 1"})).await.get("error").is_some());
-    let wrong = s.call(6, "run_python_code", json!({"code": ["print(1)"]})).await;
+    assert!(
+        s.call(5, "run_ruby_code", json!({"code": "puts 1"}))
+            .await
+            .get("error")
+            .is_some()
+    );
+    let wrong = s
+        .call(6, "run_python_code", json!({"code": ["print(1)"]}))
+        .await;
     assert_eq!(wrong["result"]["isError"], true, "{wrong}");
     let missing = s.call(7, "check_code", json!({"code": "print(1)"})).await;
     assert_eq!(missing["result"]["isError"], true, "{missing}");
@@ -92,15 +116,36 @@ async fn bad_input_gets_clear_errors_and_the_server_keeps_serving() {
     assert!(text(&refused).contains("limit"), "{}", text(&refused));
 
     // NUL bytes in code: reported, and never a crash.
-    let nul = s.call(9, "check_code", json!({"language": "python", "code": "print(1)\u{0}"})).await;
-    assert_eq!(nul["result"]["structuredContent"]["findings"][0]["rule"], "parse-error", "{nul}");
+    let nul = s
+        .call(
+            9,
+            "check_code",
+            json!({"language": "python", "code": "print(1)\u{0}"}),
+        )
+        .await;
+    assert_eq!(
+        nul["result"]["structuredContent"]["findings"][0]["rule"], "parse-error",
+        "{nul}"
+    );
 
     // Invalid UTF-8 in program output arrives replaced, not as a broken message.
-    let binary = s.call(10, "run_python_code", json!({"code": "import sys\nsys.stdout.buffer.write(b'ok \\xff\\xfe')"})).await;
-    assert_eq!(binary["result"]["structuredContent"]["stdout"], "ok \u{fffd}\u{fffd}", "{binary}");
+    let binary = s
+        .call(
+            10,
+            "run_python_code",
+            json!({"code": "import sys\nsys.stdout.buffer.write(b'ok \\xff\\xfe')"}),
+        )
+        .await;
+    assert_eq!(
+        binary["result"]["structuredContent"]["stdout"], "ok \u{fffd}\u{fffd}",
+        "{binary}"
+    );
 
     s.ping(11).await;
     drop(s);
-    let status = tokio::time::timeout(Duration::from_secs(60), child.wait()).await.expect("the server exits when stdin closes").unwrap();
+    let status = tokio::time::timeout(Duration::from_secs(60), child.wait())
+        .await
+        .expect("the server exits when stdin closes")
+        .unwrap();
     assert!(status.success(), "{status}");
 }

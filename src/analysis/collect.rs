@@ -228,6 +228,18 @@ mod tests {
         b.constant("m", "sys".into());
         assert_eq!(b.constant_value("m"), None);
     }
+
+    #[test]
+    fn ints_saturate() {
+        assert_eq!(combine_ints("**", 10, 10_000), Some(i128::MAX));
+        assert_eq!(combine_ints("**", 10, 1 << 40), Some(i128::MAX));
+        assert_eq!(combine_ints("**", -10, (1 << 40) + 1), Some(i128::MIN));
+        assert_eq!(combine_ints("**", 1, 1 << 40), Some(1));
+        assert_eq!(combine_ints("<<", 1, 40), Some(1 << 40));
+        assert_eq!(combine_ints("<<", 1, 1 << 40), Some(i128::MAX));
+        assert_eq!(combine_ints("<<", 1, 127), Some(i128::MAX));
+        assert_eq!(parse_int("0x10"), Some(16));
+    }
 }
 
 /// Calls `visit` on every node below and including `root`, in source order, without recursion
@@ -340,4 +352,70 @@ pub fn arguments<'t>(args: Option<Node<'t>>) -> Vec<Node<'t>> {
         .into_iter()
         .filter(|n| n.kind() != "comment")
         .collect()
+}
+
+/// The value of an integer literal, decimal or with a `0x`, `0o` or `0b` prefix (without `_`
+/// separators); too large saturates to `i128::MAX`.
+pub fn parse_int(text: &str) -> Option<i128> {
+    let lower = text.to_ascii_lowercase();
+    let (digits, radix) = match lower.get(..2) {
+        Some("0x") => (&lower[2..], 16),
+        Some("0o") => (&lower[2..], 8),
+        Some("0b") => (&lower[2..], 2),
+        _ => (lower.as_str(), 10),
+    };
+    if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
+        return None;
+    }
+    Some(i128::from_str_radix(digits, radix).unwrap_or(i128::MAX))
+}
+
+/// Saturating integer arithmetic shared by the Python and JavaScript folders. Results too
+/// large for `i128` saturate to its bounds, whatever the size of the operands.
+pub fn combine_ints(op: &str, l: i128, r: i128) -> Option<i128> {
+    let saturated = |negative: bool| if negative { i128::MIN } else { i128::MAX };
+    Some(match op {
+        "+" => l.saturating_add(r),
+        "-" => l.saturating_sub(r),
+        "*" => l.saturating_mul(r),
+        "**" => {
+            if r < 0 {
+                return None; // a float
+            }
+            let odd = r % 2 == 1;
+            match l {
+                0 => i128::from(r == 0),
+                1 => 1,
+                -1 => {
+                    if odd {
+                        -1
+                    } else {
+                        1
+                    }
+                }
+                _ => match u32::try_from(r) {
+                    Ok(exp) if exp <= 127 => l
+                        .checked_pow(exp)
+                        .unwrap_or_else(|| saturated(l < 0 && odd)),
+                    _ => saturated(l < 0 && odd),
+                },
+            }
+        }
+        "<<" => {
+            if r < 0 {
+                return None; // a ValueError
+            }
+            if l == 0 {
+                0
+            } else {
+                match u32::try_from(r) {
+                    Ok(shift) if shift < 127 && l.unsigned_abs().leading_zeros() > shift + 1 => {
+                        l << shift
+                    }
+                    _ => saturated(l < 0),
+                }
+            }
+        }
+        _ => return None,
+    })
 }

@@ -1,0 +1,168 @@
+use super::super::{Language, analyze};
+use super::*;
+use crate::analysis::facts::{DynamicKind, FactKind};
+
+fn facts(code: &str) -> Vec<FactKind> {
+    analyze(Language::JavaScript, code.as_bytes())
+        .facts
+        .into_iter()
+        .map(|f| f.kind)
+        .collect()
+}
+
+fn uses(code: &str) -> Vec<String> {
+    facts(code)
+        .into_iter()
+        .filter_map(|f| match f {
+            FactKind::Use { name, .. } => Some(name),
+            _ => None,
+        })
+        .collect()
+}
+
+fn dynamic(code: &str) -> Vec<DynamicKind> {
+    facts(code)
+        .into_iter()
+        .filter_map(|f| match f {
+            FactKind::Dynamic { kind, .. } => Some(kind),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn loaders_and_destructuring_resolve() {
+    for code in [
+        "require('child_process').exec('id')",
+        "require('node:child_process').execSync('id')",
+        "const cp = require('child_process'); cp.spawn('sh')",
+        "const {exec} = require('child_process'); exec('id')",
+        "const {exec: run} = require('child_process'); run('id')",
+        "import {exec} from 'child_process'; exec('id')",
+        "import * as cp from 'node:child_process'; cp.exec('id')",
+        "import cp from 'child_process'; cp.exec('id')",
+        "const m = await import('child_process'); m.exec('id')",
+        "(await import('child_process')).exec('id')",
+        "process.mainModule.require('child_process').exec('id')",
+        "module.constructor._load('child_process').exec('id')",
+        "require('chi' + 'ld_process').exec('id')",
+        "require(['child', 'process'].join('_')).exec('id')",
+        "require.call(null, 'child_process').exec('id')",
+        "const r = require; r('child_process').exec('x')",
+        "require(`child_${'process'}`).exec('id')",
+        "require(Buffer.from('Y2hpbGRfcHJvY2Vzcw==', 'base64').toString()).exec('id')",
+        "require('ssecorp_dlihc'.split('').reverse().join('')).exec('id')",
+        "require(' child_process '.trim()).exec('id')",
+        "require('child_process\\n'.trimEnd()).exec('id')",
+        "require('module').prototype.require('child_process').exec('id')",
+        "module.children[0].require('child_process').exec('id')",
+        "module.parent.require('child_process').exec('id')",
+    ] {
+        assert!(
+            uses(code).iter().any(|u| is_under(u, "child_process")),
+            "{code}: {:?}",
+            uses(code)
+        );
+    }
+}
+
+#[test]
+fn escaped_and_global_evals_resolve() {
+    for code in [
+        "\\u0065val('1')",
+        "ev\\u{61}l('1')",
+        "globalThis['ev' + 'al']('1')",
+        "global.eval('1')",
+        "(0, eval)('1')",
+        "Reflect.get(globalThis, 'eval')('1')",
+        "new Function('return process')()",
+        "(() => {}).constructor.constructor('return process')()",
+        "setTimeout('process.exit()', 1)",
+        "require('vm').runInThisContext('1')",
+        "(() => {}).constructor('return process')()",
+        "[].map.constructor('return process')()",
+        "Function.prototype.constructor('return process')()",
+        "const AF = (async () => {}).constructor; new AF('return 1')",
+        "''.constructor['constructor']('return 1')()",
+        "''['constructor']['constructor']('return 1')()",
+        "Object.getOwnPropertyDescriptor(globalThis, 'eval').value('1')",
+        "Object.getOwnPropertyDescriptors(globalThis).eval.value('1')",
+        "const { constructor: { constructor: F2 } } = () => {}; F2('1')",
+        "function f() {}\nf.constructor('return 1')()",
+        "const { Worker } = require('worker_threads'); new Worker('1', { eval: true })",
+    ] {
+        assert!(
+            dynamic(code).contains(&DynamicKind::CodeEval),
+            "{code}: {:?}",
+            facts(code)
+        );
+    }
+}
+
+#[test]
+fn benign_lookalikes_stay_quiet() {
+    for code in [
+        "console.log('child_process.exec')",
+        "// eval('x')\nlet a = 1",
+        "/a/.exec(s)",
+        "JSON.parse('{}')",
+        "model.eval()",
+        "db.exec('select 1')",
+        "setTimeout(() => 1, 10)",
+        "const arr = [1,2]; arr[i]",
+        "const vm = this; vm.message = 'x'",
+        "function walk(node) { return node.callee; }",
+        "const kind = { type: 'caller' }",
+        "const self = this; self[key] = 1",
+        "const obj = {}; const { [k]: v } = obj",
+        "const ctorName = [].constructor.name",
+        "const fnName = (() => {}).constructor.name",
+        "new Worker('./worker.js')",
+    ] {
+        assert!(dynamic(code).is_empty(), "{code}: {:?}", facts(code));
+    }
+}
+
+#[test]
+fn computed_names_are_reported() {
+    assert!(dynamic("require(name)").contains(&DynamicKind::DynamicImport));
+    assert!(dynamic("import(spec)").contains(&DynamicKind::DynamicImport));
+    assert!(dynamic("globalThis[k]()").contains(&DynamicKind::DynamicAttribute));
+    assert!(dynamic("'x'.repeat(1e10)").contains(&DynamicKind::HugeAllocation));
+    assert!(dynamic("new Array(2**31)").contains(&DynamicKind::HugeAllocation));
+    assert!(dynamic("({}).__proto__.polluted = 1").contains(&DynamicKind::Introspection));
+    assert!(dynamic("const { mainModule } = process").contains(&DynamicKind::Introspection));
+    assert!(dynamic("const { __proto__: p } = o").contains(&DynamicKind::Introspection));
+    assert!(
+        dynamic("function f() { return arguments.callee; }").contains(&DynamicKind::Introspection)
+    );
+    assert!(
+        dynamic("const { Worker } = require('worker_threads'); new Worker(path)")
+            .contains(&DynamicKind::DynamicImport)
+    );
+    assert!(dynamic("const n = 1e10; 'x'.repeat(n)").contains(&DynamicKind::HugeAllocation));
+}
+
+#[test]
+fn canonical_names() {
+    assert_eq!(canonical("<function>.constructor".into()), "Function");
+    assert_eq!(
+        canonical("a.b.constructor.constructor.x".into()),
+        "Function.x"
+    );
+    assert_eq!(canonical("Object.prototype.constructor".into()), "Object");
+    assert_eq!(canonical("eval.<descriptor>.value".into()), "eval");
+    assert_eq!(canonical("<descriptors>.eval.value".into()), "eval");
+    assert_eq!(
+        canonical("module.children.12.require".into()),
+        "module.require"
+    );
+    assert_eq!(
+        canonical("module.childrenX.require".into()),
+        "module.childrenX.require"
+    );
+    assert_eq!(
+        canonical("require.main.parent.require".into()),
+        "module.require"
+    );
+}

@@ -40,7 +40,16 @@ async fn faults_from_outside_are_reported_and_recovered_from() {
         let label = label.clone();
         tokio::spawn(async move {
             for id in wait_for_containers(&engine, &label, 1).await {
-                tokio::time::sleep(Duration::from_millis(500)).await;
+                // Kill only once the snippet is running (its output shows in the logs), not
+                // while the runner is still starting.
+                let deadline = Instant::now() + Duration::from_secs(60);
+                while Instant::now() < deadline {
+                    let logs = Command::new("docker").args(["logs", &id]).output().unwrap();
+                    if String::from_utf8_lossy(&logs.stdout).contains("up") {
+                        break;
+                    }
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                }
                 Command::new("docker").args(["kill", &id]).output().unwrap();
             }
         })

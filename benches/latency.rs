@@ -7,7 +7,6 @@
 mod common;
 
 use common::{median_p95, ms};
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use code_sandbox_mcp::analysis::Language;
@@ -50,25 +49,7 @@ async fn bench(iterations: usize) {
             warm.push(started.elapsed());
             assert_eq!(e.exit_code, Some(0), "{e:?}");
         }
-        let mut cold = Vec::new();
-        for _ in 0..iterations.min(15) {
-            let started = Instant::now();
-            let status = Command::new("docker")
-                .args([
-                    "run",
-                    "--rm",
-                    "--network",
-                    "none",
-                    &image,
-                    "python3",
-                    "-c",
-                    code,
-                ])
-                .output()
-                .expect("docker CLI");
-            cold.push(started.elapsed());
-            assert!(status.status.success());
-        }
+        let mut cold = common::docker_run_times(&image, code, iterations.min(15));
         let (wm, wp) = median_p95(&mut warm);
         let (cm, cp) = median_p95(&mut cold);
         println!(

@@ -7,7 +7,6 @@
 mod common;
 
 use common::{median_p95, ms};
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use code_sandbox_mcp::analysis::Language;
@@ -66,25 +65,7 @@ async fn bench(calls: usize) {
     client.cancel().await.ok();
 
     let image = images::default_image(Language::Python);
-    let mut docker = Vec::new();
-    for _ in 0..calls.min(15) {
-        let started = Instant::now();
-        let out = Command::new("docker")
-            .args([
-                "run",
-                "--rm",
-                "--network",
-                "none",
-                &image,
-                "python3",
-                "-c",
-                "print(1)",
-            ])
-            .output()
-            .expect("docker");
-        assert!(out.status.success());
-        docker.push(started.elapsed());
-    }
+    let mut docker = common::docker_run_times(&image, "print(1)", calls.min(15));
     let (m, p) = median_p95(&mut sequential);
     let (dm, dp) = median_p95(&mut docker);
     println!(

@@ -1,6 +1,7 @@
 //! Statistics shared by the benchmark programs.
 
-use std::time::Duration;
+use std::process::Command;
+use std::time::{Duration, Instant};
 
 /// Median and 95th percentile; sorts the samples.
 pub fn median_p95(samples: &mut [Duration]) -> (Duration, Duration) {
@@ -13,4 +14,33 @@ pub fn median_p95(samples: &mut [Duration]) -> (Duration, Duration) {
 
 pub fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
+}
+
+/// Wall-clock times of `docker run --rm` running `code` with `python3 -c` on `image`: the
+/// baseline every warm-pool figure is compared with.
+pub fn docker_run_times(image: &str, code: &str, runs: usize) -> Vec<Duration> {
+    (0..runs)
+        .map(|_| {
+            let started = Instant::now();
+            let out = Command::new("docker")
+                .args([
+                    "run",
+                    "--rm",
+                    "--network",
+                    "none",
+                    image,
+                    "python3",
+                    "-c",
+                    code,
+                ])
+                .output()
+                .expect("the docker CLI");
+            assert!(
+                out.status.success(),
+                "docker run failed: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            started.elapsed()
+        })
+        .collect()
 }

@@ -44,6 +44,9 @@ impl<'s, 't> Python<'s, 't> {
                     .map(|d| self.largest(*d))
                     .try_fold(1i128, |acc, d| Some(acc.saturating_mul(d?))),
             );
+        } else if matches!(name, "bytes" | "bytearray") {
+            // `bytes(n)` allocates n bytes; `bytes([47, 101])` is content, not a shape.
+            sizes.push(args.positional.first().and_then(|a| self.largest(*a)));
         } else if ALLOCATING_CALLS.contains(&name) {
             sizes.push(args.positional.first().and_then(|a| self.size(*a)));
         }

@@ -179,6 +179,12 @@ fn computed_names_are_reported() {
     assert!(dynamic("vars()[n]").contains(&DynamicKind::DynamicAttribute));
     assert!(dynamic("x = 'a' * 10**10").contains(&DynamicKind::HugeAllocation));
     assert!(!dynamic("x = 'a' * 10").contains(&DynamicKind::HugeAllocation));
+    // Content, not a size: the product of these bytes is huge, the allocation is not.
+    assert!(
+        !dynamic("p = bytes([47, 101, 116, 99, 47, 112, 97, 115, 115, 119, 100])")
+            .contains(&DynamicKind::HugeAllocation)
+    );
+    assert!(dynamic("b = bytearray(10**10)").contains(&DynamicKind::HugeAllocation));
 }
 
 #[test]

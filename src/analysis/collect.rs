@@ -184,6 +184,26 @@ impl<'t> DeepRegions<'t> {
     }
 }
 
+/// Most rounds of binding collection: `b = a; a = os` needs two, and chains rarely more.
+const BINDING_ROUNDS: usize = 4;
+
+/// Repeats `round` (one pass over the binding nodes) until it learns nothing new, calling
+/// `forget` before each round and once after: resolutions cached while the bindings were
+/// still incomplete must not outlive them.
+pub fn settle_bindings<S>(
+    state: &mut S,
+    forget: impl Fn(&mut S),
+    mut round: impl FnMut(&mut S) -> bool,
+) {
+    for _ in 0..BINDING_ROUNDS {
+        forget(state);
+        if !round(state) {
+            break;
+        }
+    }
+    forget(state);
+}
+
 /// Joins a resolved prefix and an attribute name into a qualified name.
 pub fn qualify(prefix: &str, attr: &str) -> String {
     if prefix.is_empty() {

@@ -29,7 +29,7 @@ use tree_sitter::Node;
 use super::NestedCode;
 use super::collect::{
     Bindings, Collector, DeepRegions, FlatTree, IdMap, MAX_EXPR_DEPTH, is_under, named_children,
-    text,
+    settle_bindings, text,
 };
 use super::text::decode_js_escapes;
 use names::{
@@ -54,15 +54,14 @@ pub(super) fn analyze<'t>(
         declared,
     };
     let binding_nodes = js.tree.of_kinds(&BINDING_KINDS);
-    for _ in 0..4 {
-        js.memo.clear();
-        js.folds.clear();
-        if !js.collect_bindings(&binding_nodes) {
-            break;
-        }
-    }
-    js.memo.clear();
-    js.folds.clear();
+    settle_bindings(
+        &mut js,
+        |state| {
+            state.memo.clear();
+            state.folds.clear();
+        },
+        |state| state.collect_bindings(&binding_nodes),
+    );
     for i in 0..js.tree.nodes.len() {
         let node = js.tree.nodes[i];
         js.report(node, out, nested);

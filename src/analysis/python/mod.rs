@@ -34,7 +34,7 @@ use unicode_normalization::UnicodeNormalization;
 use super::NestedCode;
 use super::collect::{
     Bindings, Collector, DeepRegions, FlatTree, IdMap, MAX_EXPR_DEPTH, arguments, named_children,
-    text,
+    settle_bindings, text,
 };
 use super::facts::FactKind;
 use names::{BINDING_KINDS, GLOBALS, NAMESPACE_METHODS};
@@ -61,15 +61,14 @@ pub(super) fn analyze<'t>(
         repeats: IdMap::default(),
     };
     let binding_nodes = py.tree.of_kinds(&BINDING_KINDS);
-    for _ in 0..4 {
-        py.memo.clear();
-        py.folds.clear();
-        if !py.collect_bindings(&binding_nodes) {
-            break;
-        }
-    }
-    py.memo.clear();
-    py.folds.clear();
+    settle_bindings(
+        &mut py,
+        |state| {
+            state.memo.clear();
+            state.folds.clear();
+        },
+        |state| state.collect_bindings(&binding_nodes),
+    );
     py.compute_sizes();
     for i in 0..py.tree.nodes.len() {
         let node = py.tree.nodes[i];

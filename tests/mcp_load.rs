@@ -12,17 +12,6 @@ use rmcp::{ServiceExt, object};
 const CALLS: usize = 200;
 const CONCURRENCY: usize = 8;
 
-fn rss_kib(pid: u32) -> u64 {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmRSS:"))
-                .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
-        })
-        .unwrap_or(0)
-}
-
 #[tokio::test]
 async fn two_hundred_calls_at_concurrency_eight() {
     tokio::task::spawn_blocking(common::ensure_images)
@@ -56,7 +45,7 @@ async fn two_hundred_calls_at_concurrency_eight() {
     };
     // Warm up once so the baseline includes the loaded runtime and the filled pool.
     call(0).await;
-    let baseline = rss_kib(pid);
+    let baseline = common::rss_kib(pid);
     let started = Instant::now();
     let mut answered = 0;
     let mut peak = baseline;
@@ -75,7 +64,7 @@ async fn two_hundred_calls_at_concurrency_eight() {
             );
             answered += 1;
         }
-        peak = peak.max(rss_kib(pid));
+        peak = peak.max(common::rss_kib(pid));
     }
     let elapsed = started.elapsed();
     eprintln!(
@@ -93,14 +82,7 @@ async fn two_hundred_calls_at_concurrency_eight() {
     client.cancel().await.unwrap();
 
     let engine = code_sandbox_mcp::sandbox::Engine::connect().await.unwrap();
-    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .unwrap()
-        .trim()
-        .to_owned();
-    let label = format!(
-        "{}={host}:{pid}",
-        code_sandbox_mcp::sandbox::container::LABEL_OWNER
-    );
+    let label = common::owner_label(pid);
     let mut left = usize::MAX;
     for _ in 0..100 {
         left = code_sandbox_mcp::sandbox::container::list_labelled(&engine, &label)

@@ -7,7 +7,6 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use code_sandbox_mcp::sandbox::Engine;
-use code_sandbox_mcp::sandbox::container::LABEL_OWNER;
 use rmcp::model::{
     CallToolRequestParams, ClientCapabilities, ClientConfig, ClientRequest, Implementation,
     ProgressNotificationParam, Request,
@@ -41,17 +40,10 @@ impl ClientHandler for Client {
 }
 
 async fn containers_of(engine: &Engine, pid: u32) -> usize {
-    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+    code_sandbox_mcp::sandbox::container::list_labelled(engine, &common::owner_label(pid))
+        .await
         .unwrap()
-        .trim()
-        .to_owned();
-    code_sandbox_mcp::sandbox::container::list_labelled(
-        engine,
-        &format!("{LABEL_OWNER}={host}:{pid}"),
-    )
-    .await
-    .unwrap()
-    .len()
+        .len()
 }
 
 #[tokio::test]

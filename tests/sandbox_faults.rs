@@ -143,8 +143,7 @@ async fn faults_from_outside_are_reported_and_recovered_from() {
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    let host = owner().rsplit_once(':').unwrap().0.to_owned();
-    let dead_label = format!("{LABEL_OWNER}={host}:{}", gateway.id());
+    let dead_label = common::owner_label(gateway.id());
     assert_eq!(
         wait_for_containers(&engine, &dead_label, 1).await.len(),
         1,

@@ -74,12 +74,12 @@ async fn an_endless_loop_is_killed_on_time() {
 
 #[tokio::test]
 async fn an_output_flood_is_truncated_and_stopped_with_bounded_memory() {
-    let rss_before = rss_kib();
+    let rss_before = common::rss_kib(std::process::id());
     let e = run_py("import sys\nwhile True:\n    sys.stdout.write('x' * 65536)\n").await;
     assert!(e.stdout_truncated);
     assert_eq!(e.stdout.len(), 64 << 10);
     assert!(!e.timed_out, "a flood is stopped, not waited out");
-    let growth = rss_kib().saturating_sub(rss_before);
+    let growth = common::rss_kib(std::process::id()).saturating_sub(rss_before);
     assert!(growth < 64 * 1024, "gateway grew by {growth} KiB");
 }
 
@@ -218,15 +218,4 @@ async fn a_cancelled_run_returns_promptly() {
         "{result:?}"
     );
     assert!(started.elapsed() < Duration::from_secs(10));
-}
-
-fn rss_kib() -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmRSS:"))
-                .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
-        })
-        .unwrap_or(0)
 }

@@ -68,3 +68,25 @@ pub fn ensure_images() {
         });
     });
 }
+
+/// Resident memory of a process, in KiB (0 if it cannot be read).
+pub fn rss_kib(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmRSS:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+/// The owner label the gateway process `pid` on this host puts on its containers.
+pub fn owner_label(pid: u32) -> String {
+    let owner = code_sandbox_mcp::sandbox::container::owner();
+    let host = owner.rsplit_once(':').expect("owner is host:pid").0;
+    format!(
+        "{}={host}:{pid}",
+        code_sandbox_mcp::sandbox::container::LABEL_OWNER
+    )
+}

@@ -81,7 +81,9 @@ async fn two_hundred_calls_at_concurrency_eight() {
     );
     client.cancel().await.unwrap();
 
-    let engine = code_sandbox_mcp::sandbox::Engine::connect().await.unwrap();
+    let engine = code_sandbox_mcp::sandbox::Engine::connect(&Default::default())
+        .await
+        .unwrap();
     let label = common::owner_label(pid);
     let mut left = usize::MAX;
     for _ in 0..100 {

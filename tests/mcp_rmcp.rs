@@ -95,7 +95,7 @@ async fn rmcp_client_runs_sees_progress_and_cancels() {
     );
 
     // Cancelling an endless run kills its container.
-    let engine = Engine::connect().await.unwrap();
+    let engine = Engine::connect(&Default::default()).await.unwrap();
     let request = ClientRequest::CallToolRequest(Request::new(
         CallToolRequestParams::new("run_python_code")
             .with_arguments(object!({ "code": "while True:\n    pass" })),

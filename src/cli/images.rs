@@ -21,7 +21,7 @@ pub enum ImagesCommand {
 }
 
 pub async fn images(args: &SandboxArgs, command: ImagesCommand) -> ExitCode {
-    let engine = match Engine::connect().await {
+    let engine = match Engine::connect(&args.engine).await {
         Ok(engine) => engine,
         Err(e) => {
             eprintln!("error: {e}");

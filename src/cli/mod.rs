@@ -10,14 +10,24 @@ use std::collections::HashMap;
 use clap::Args;
 use code_sandbox_mcp::analysis::Language;
 use code_sandbox_mcp::policy::{self, DEFAULT_POLICY, Policy};
-use code_sandbox_mcp::sandbox::SandboxConfig;
+use code_sandbox_mcp::sandbox::{EngineChoice, SandboxConfig};
 
 /// Exit status for a failure of the gateway itself (engine, image, policy), as `docker run`.
 pub const EXIT_SANDBOX_ERROR: u8 = 125;
 
 #[derive(Args, Clone)]
 pub struct SandboxArgs {
-    /// Policy file, or a preset: strict, standard, permissive.
+    /// Container engine: docker, podman, a unix:// socket URL, or auto (DOCKER_HOST if set,
+    /// else whichever of Docker and Podman answers, Docker if both).
+    #[arg(
+        long,
+        global = true,
+        default_value = "auto",
+        env = "SANDBOX_ENGINE",
+        value_name = "ENGINE"
+    )]
+    pub engine: EngineChoice,
+    /// Policy file, or a preset: strict, strict-gvisor, standard, permissive.
     #[arg(long, short, global = true, default_value = DEFAULT_POLICY, env = "SANDBOX_POLICY")]
     pub policy: String,
     /// Image for Python snippets (default: the image built from the embedded recipe).
@@ -64,6 +74,7 @@ impl SandboxArgs {
             images.insert(Language::JavaScript, image.clone());
         }
         Ok(SandboxConfig {
+            engine: self.engine.clone(),
             images,
             pool_size,
             pass_through_env: self.pass_through_env.clone(),

@@ -1,76 +1,98 @@
-//! The connection to the container engine (Docker, or Podman's Docker-compatible API), and
-//! the errors a user can act on.
+//! The connection to the container engine: Docker, or Podman through its Docker-compatible
+//! API. Both are driven by the same requests, so a container gets the same hardening on
+//! either; only how the engine is found differs.
 
+use std::fmt;
+use std::path::Path;
+use std::str::FromStr;
 use std::time::Duration;
 
 use bollard::Docker;
 
+pub use super::error::SandboxError;
+
 /// Timeout of ordinary engine requests (not of snippet runs, which have their own limit).
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
 
-#[derive(Debug, thiserror::Error)]
-pub enum SandboxError {
-    #[error(
-        "cannot reach the container engine at {endpoint}: {detail}\n  hint: start Docker (`systemctl start docker`, or `dockerd > /var/log/dockerd.log 2>&1 &` as root), or point DOCKER_HOST at a running engine"
-    )]
-    NoEngine { endpoint: String, detail: String },
-    #[error(
-        "the {language} sandbox image `{image}` does not exist\n  hint: build it with `code-sandbox-mcp images build`, or pass an existing image with --{language_flag}-image"
-    )]
-    ImageMissing {
-        language: &'static str,
-        language_flag: &'static str,
-        image: String,
-    },
-    #[error(
-        "the container engine stopped answering during the run: {detail}\n  hint: check that the engine is running; the next run reconnects once it is back"
-    )]
-    EngineLost { detail: String },
-    #[error("container engine error while {action}: {detail}")]
-    Engine { action: String, detail: String },
-    #[error("image build failed: {0}")]
-    Build(String),
-    #[error(
-        "the engine has no runtime `{runtime}` (it has: {available})\n  hint: install and register it with the engine (see the README's gVisor section), or remove `runtime` from the policy's limits"
-    )]
-    MissingRuntime { runtime: String, available: String },
-    #[error("the sandbox is busy: {0}")]
-    Busy(String),
-    #[error("the run was cancelled")]
-    Cancelled,
-    #[error(
-        "the runner in image `{image}` did not start ({detail})\n  hint: images must be built from this version's recipes (`code-sandbox-mcp images build`); a custom image needs the runner at /opt/sandbox/"
-    )]
-    RunnerFailed { image: String, detail: String },
+/// Which engine to use, as given by `--engine`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum EngineChoice {
+    /// `DOCKER_HOST` if set; otherwise whichever of Docker and Podman answers (Docker if both).
+    #[default]
+    Auto,
+    /// `DOCKER_HOST`, or Docker's default socket.
+    Docker,
+    /// `CONTAINER_HOST`, or Podman's rootful or rootless API socket.
+    Podman,
+    /// A `unix://` socket URL of either engine.
+    Socket(String),
 }
 
-impl SandboxError {
-    pub fn image_missing(language: crate::analysis::Language, image: &str) -> SandboxError {
-        SandboxError::ImageMissing {
-            language: language.as_str(),
-            language_flag: match language {
-                crate::analysis::Language::Python => "python",
-                crate::analysis::Language::JavaScript => "js",
-            },
-            image: image.to_owned(),
+impl FromStr for EngineChoice {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<EngineChoice, String> {
+        match s {
+            "auto" => Ok(EngineChoice::Auto),
+            "docker" => Ok(EngineChoice::Docker),
+            "podman" => Ok(EngineChoice::Podman),
+            url if url.starts_with("unix://") && url.len() > "unix://".len() => {
+                Ok(EngineChoice::Socket(url.to_owned()))
+            }
+            other => Err(format!(
+                "unknown engine `{other}`: expected auto, docker, podman or a unix:// socket URL"
+            )),
         }
     }
+}
 
-    /// Wraps an engine error, telling a lost connection from a refused request.
-    pub fn engine(action: impl Into<String>, error: bollard::errors::Error) -> SandboxError {
-        use bollard::errors::Error as E;
-        let detail = error.to_string();
-        match error {
-            E::IOError { .. }
-            | E::HyperResponseError { .. }
-            | E::HyperLegacyError { .. }
-            | E::RequestTimeoutError
-            | E::SocketNotFoundError(_) => SandboxError::EngineLost { detail },
-            _ => SandboxError::Engine {
-                action: action.into(),
-                detail,
-            },
+impl fmt::Display for EngineChoice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            EngineChoice::Auto => f.write_str("auto"),
+            EngineChoice::Docker => f.write_str("docker"),
+            EngineChoice::Podman => f.write_str("podman"),
+            EngineChoice::Socket(url) => f.write_str(url),
         }
+    }
+}
+
+/// The engine's make, read from its version report (not from the socket's path).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EngineKind {
+    Docker,
+    Podman,
+}
+
+impl fmt::Display for EngineKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            EngineKind::Docker => "Docker",
+            EngineKind::Podman => "Podman",
+        })
+    }
+}
+
+/// A runtime the engine reports, and whether it can actually start containers here.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Runtime {
+    pub name: String,
+    /// The program the engine runs, when it says.
+    pub path: Option<String>,
+    /// False when the engine names an absolute path that does not exist on this host: Podman
+    /// lists every runtime of its default configuration, installed or not.
+    pub installed: bool,
+}
+
+impl Runtime {
+    /// gVisor, by its registered name or by the program it runs.
+    pub fn is_gvisor(&self) -> bool {
+        self.name == "runsc"
+            || self
+                .path
+                .as_deref()
+                .and_then(|p| Path::new(p).file_name())
+                .is_some_and(|f| f == "runsc")
     }
 }
 
@@ -79,18 +101,33 @@ impl SandboxError {
 pub struct Engine {
     pub docker: Docker,
     pub endpoint: String,
+    pub kind: EngineKind,
     pub version: String,
     pub api_version: String,
 }
 
 impl Engine {
-    /// Connects to `DOCKER_HOST` (a `unix://` socket) or the default Docker socket, and
-    /// negotiates the API version: Debian's engine speaks an older API than bollard's default.
-    pub async fn connect() -> Result<Engine, SandboxError> {
-        let endpoint = std::env::var("DOCKER_HOST")
-            .unwrap_or_else(|_| "unix:///var/run/docker.sock".to_owned());
+    /// Connects to the chosen engine and negotiates the API version (Debian's Docker speaks an
+    /// older API than bollard's default, Podman its own compatible one).
+    pub async fn connect(choice: &EngineChoice) -> Result<Engine, SandboxError> {
+        match choice {
+            EngineChoice::Socket(url) => Engine::connect_to(url).await,
+            EngineChoice::Docker => Engine::connect_to(&docker_endpoint()).await,
+            EngineChoice::Podman => Engine::detect(&podman_endpoints()).await,
+            EngineChoice::Auto => match std::env::var("DOCKER_HOST") {
+                Ok(url) => Engine::connect_to(&url).await,
+                Err(_) => {
+                    let mut candidates = vec![docker_endpoint()];
+                    candidates.extend(podman_endpoints());
+                    Engine::detect(&candidates).await
+                }
+            },
+        }
+    }
+
+    async fn connect_to(endpoint: &str) -> Result<Engine, SandboxError> {
         let no_engine = |detail: String| SandboxError::NoEngine {
-            endpoint: endpoint.clone(),
+            endpoint: endpoint.to_owned(),
             detail,
         };
         let socket = endpoint
@@ -110,40 +147,139 @@ impl Engine {
             .version()
             .await
             .map_err(|e| no_engine(e.to_string()))?;
+        let podman = version
+            .components
+            .iter()
+            .flatten()
+            .any(|c| c.name.contains("Podman"));
         Ok(Engine {
             docker,
-            endpoint,
+            endpoint: endpoint.to_owned(),
+            kind: if podman {
+                EngineKind::Podman
+            } else {
+                EngineKind::Docker
+            },
             version: version.version.unwrap_or_default(),
             api_version: version.api_version.unwrap_or_default(),
         })
     }
 
-    /// The runtimes the engine can start containers with (`runc`, `runsc`, ...).
-    pub async fn runtimes(&self) -> Result<Vec<String>, SandboxError> {
+    /// Connects to the first of `endpoints` that answers, in order (auto-detection); the
+    /// error names every endpoint tried and why it failed.
+    pub async fn detect(endpoints: &[String]) -> Result<Engine, SandboxError> {
+        let mut failures = Vec::new();
+        for endpoint in endpoints {
+            match Engine::connect_to(endpoint).await {
+                Ok(engine) => {
+                    tracing::info!(endpoint = %engine.endpoint, kind = %engine.kind, "using this container engine");
+                    return Ok(engine);
+                }
+                Err(SandboxError::NoEngine { detail, .. }) => {
+                    failures.push(format!("{endpoint}: {detail}"))
+                }
+                Err(other) => return Err(other),
+            }
+        }
+        Err(SandboxError::NoEngine {
+            endpoint: endpoints.join(" or "),
+            detail: failures.join("; "),
+        })
+    }
+
+    /// The runtimes the engine reports (`runc`, `runsc`, ...), sorted by name.
+    pub async fn runtimes(&self) -> Result<Vec<Runtime>, SandboxError> {
         let info = self
             .docker
             .info()
             .await
             .map_err(|e| SandboxError::engine("reading engine info", e))?;
-        let mut names: Vec<String> = info.runtimes.unwrap_or_default().into_keys().collect();
-        names.sort();
-        Ok(names)
+        let mut runtimes: Vec<Runtime> = info
+            .runtimes
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(name, runtime)| {
+                let path = runtime.path;
+                // The socket is local (unix:// only), so the engine's paths are this host's.
+                let installed = path
+                    .as_deref()
+                    .is_none_or(|p| !p.starts_with('/') || Path::new(p).exists());
+                Runtime {
+                    name,
+                    path,
+                    installed,
+                }
+            })
+            .collect();
+        runtimes.sort_by(|a, b| a.name.cmp(&b.name));
+        Ok(runtimes)
     }
 
-    /// Fails unless the engine has `runtime`: a policy that asks for gVisor must never get a
-    /// weaker runtime silently.
-    pub async fn require_runtime(&self, runtime: Option<&str>) -> Result<(), SandboxError> {
-        let Some(runtime) = runtime else {
-            return Ok(());
+    /// The runtime a policy names, which must be installed: a policy that asks for gVisor
+    /// must never get a weaker runtime silently. `None` (the engine's default) when it names
+    /// none.
+    pub async fn require_runtime(
+        &self,
+        runtime: Option<&str>,
+    ) -> Result<Option<Runtime>, SandboxError> {
+        let Some(wanted) = runtime else {
+            return Ok(None);
         };
-        let available = self.runtimes().await?;
-        if available.iter().any(|r| r == runtime) {
-            Ok(())
-        } else {
-            Err(SandboxError::MissingRuntime {
-                runtime: runtime.to_owned(),
-                available: available.join(", "),
-            })
+        let usable: Vec<Runtime> = self
+            .runtimes()
+            .await?
+            .into_iter()
+            .filter(|r| r.installed)
+            .collect();
+        match usable.iter().find(|r| r.name == wanted) {
+            Some(found) => Ok(Some(found.clone())),
+            None => Err(SandboxError::MissingRuntime {
+                engine: self.kind.to_string(),
+                runtime: wanted.to_owned(),
+                available: usable
+                    .iter()
+                    .map(|r| r.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            }),
+        }
+    }
+}
+
+fn docker_endpoint() -> String {
+    std::env::var("DOCKER_HOST").unwrap_or_else(|_| "unix:///var/run/docker.sock".to_owned())
+}
+
+/// `CONTAINER_HOST` (Podman's own setting), else the rootful socket and, for a user with a
+/// runtime dir, the rootless one.
+fn podman_endpoints() -> Vec<String> {
+    if let Ok(url) = std::env::var("CONTAINER_HOST") {
+        return vec![url];
+    }
+    let mut endpoints = vec!["unix:///run/podman/podman.sock".to_owned()];
+    if let Ok(dir) = std::env::var("XDG_RUNTIME_DIR") {
+        endpoints.push(format!("unix://{dir}/podman/podman.sock"));
+    }
+    endpoints
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn engine_choices_parse_and_print_back() {
+        for text in ["auto", "docker", "podman", "unix:///run/podman/podman.sock"] {
+            let choice: EngineChoice = text.parse().unwrap();
+            assert_eq!(choice.to_string(), text);
+        }
+        assert_eq!(
+            "unix:///x.sock".parse::<EngineChoice>(),
+            Ok(EngineChoice::Socket("unix:///x.sock".into()))
+        );
+        for bad in ["", "dockr", "unix://", "tcp://127.0.0.1:2375"] {
+            let error = bad.parse::<EngineChoice>().unwrap_err();
+            assert!(error.contains("expected auto, docker, podman"), "{error}");
         }
     }
 }

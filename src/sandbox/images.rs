@@ -6,7 +6,7 @@ use std::io::Write;
 use std::path::Path;
 use std::process::Stdio;
 
-use bollard::query_parameters::CreateImageOptionsBuilder;
+use bollard::query_parameters::{CreateImageOptionsBuilder, TagImageOptionsBuilder};
 use futures_util::StreamExt;
 
 use super::engine::{Engine, SandboxError};
@@ -163,12 +163,15 @@ pub async fn build(
 }
 
 /// Imports a root filesystem tarball as `image` (`docker import`), streaming it from disk.
+/// The import is untagged and the tag is set afterwards by image id, because Podman's
+/// compatible import ignores the requested name (it tags `<repo>:latest`).
 async fn import(engine: &Engine, tarball: &Path, image: &str) -> Result<(), SandboxError> {
     let (repo, tag) = image.rsplit_once(':').unwrap_or((image, "latest"));
     let size = std::fs::metadata(tarball).map(|m| m.len()).unwrap_or(0);
     progress(&format!(
-        "importing the root filesystem ({} MB) into the engine",
-        size / 1_000_000
+        "importing the root filesystem ({} MB) into {}",
+        size / 1_000_000,
+        engine.kind
     ));
     let file = tokio::fs::File::open(tarball)
         .await
@@ -185,18 +188,31 @@ async fn import(engine: &Engine, tarball: &Path, image: &str) -> Result<(), Sand
             Err(e) => Some((Err(e), file)),
         }
     });
-    let options = CreateImageOptionsBuilder::new()
-        .from_src("-")
-        .repo(repo)
-        .tag(tag)
-        .build();
+    let options = CreateImageOptionsBuilder::new().from_src("-").build();
     let mut stream =
         engine
             .docker
             .create_image(Some(options), Some(bollard::body_try_stream(chunks)), None);
+    let mut id = None;
     while let Some(item) = stream.next().await {
-        item.map_err(|e| SandboxError::Build(format!("the engine refused the image: {e}")))?;
+        let info =
+            item.map_err(|e| SandboxError::Build(format!("the engine refused the image: {e}")))?;
+        // Both engines report the new image's id as a status line of its own.
+        if let Some(status) = info.status.filter(|s| s.starts_with("sha256:")) {
+            id = Some(status);
+        }
     }
+    let id = id.ok_or_else(|| {
+        SandboxError::Build("the engine imported the image but did not report its id".into())
+    })?;
+    let options = TagImageOptionsBuilder::new().repo(repo).tag(tag).build();
+    engine
+        .docker
+        .tag_image(&id, Some(options))
+        .await
+        .map_err(|e| {
+            SandboxError::Build(format!("cannot tag the imported image as {image}: {e}"))
+        })?;
     if exists(engine, image).await? {
         Ok(())
     } else {

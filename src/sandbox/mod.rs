@@ -6,6 +6,7 @@
 
 pub mod container;
 pub mod engine;
+mod error;
 mod exec;
 pub mod images;
 mod output;
@@ -16,7 +17,7 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-pub use engine::{Engine, SandboxError};
+pub use engine::{Engine, EngineChoice, EngineKind, SandboxError};
 pub use exec::Execution;
 use tokio_util::task::TaskTracker;
 
@@ -28,6 +29,8 @@ use pool::Pool;
 /// How the sandbox is set up.
 #[derive(Debug, Clone)]
 pub struct SandboxConfig {
+    /// The container engine to run in.
+    pub engine: EngineChoice,
     /// Image per language; unset means the image built from our recipe.
     pub images: HashMap<Language, String>,
     /// Warm containers kept per language.
@@ -45,6 +48,7 @@ pub struct SandboxConfig {
 impl Default for SandboxConfig {
     fn default() -> Self {
         SandboxConfig {
+            engine: EngineChoice::Auto,
             images: HashMap::new(),
             pool_size: 2,
             pass_through_env: Vec::new(),
@@ -78,8 +82,9 @@ impl Sandbox {
     /// gateway left behind, makes sure the images exist (building ours if allowed), and starts
     /// filling the pools.
     pub async fn start(config: &SandboxConfig, limits: &Limits) -> Result<Sandbox, SandboxError> {
-        let engine = Engine::connect().await?;
-        engine.require_runtime(limits.runtime.as_deref()).await?;
+        let engine = Engine::connect(&config.engine).await?;
+        let runtime = engine.require_runtime(limits.runtime.as_deref()).await?;
+        let gvisor = runtime.as_ref().is_some_and(engine::Runtime::is_gvisor);
         let reaped = container::reap_leftovers(&engine).await?;
         if reaped > 0 {
             tracing::info!(reaped, "removed containers left by an earlier gateway");
@@ -104,6 +109,8 @@ impl Sandbox {
                 limits: limits.clone(),
                 env: env.clone(),
                 instance: instance.clone(),
+                engine: engine.kind,
+                gvisor,
             };
             pools.insert(
                 language,

@@ -1,0 +1,92 @@
+//! The errors of the sandbox, each worded so a user can act on it: what failed, and a hint.
+
+#[derive(Debug, thiserror::Error)]
+pub enum SandboxError {
+    #[error(
+        "cannot reach a container engine at {endpoint}: {detail}\n  hint: start Docker (`systemctl start docker`, or `dockerd > /var/log/dockerd.log 2>&1 &` as root) or Podman's API service (`podman system service --time=0 unix:///run/podman/podman.sock &`), then choose it with --engine docker|podman|unix:///path/to.sock if both run"
+    )]
+    NoEngine { endpoint: String, detail: String },
+    #[error(
+        "the {language} sandbox image `{image}` does not exist\n  hint: build it with `code-sandbox-mcp images build`, or pass an existing image with --{language_flag}-image"
+    )]
+    ImageMissing {
+        language: &'static str,
+        language_flag: &'static str,
+        image: String,
+    },
+    #[error(
+        "the container engine stopped answering during the run: {detail}\n  hint: check that the engine is running; the next run reconnects once it is back"
+    )]
+    EngineLost { detail: String },
+    #[error("container engine error while {action}: {detail}")]
+    Engine { action: String, detail: String },
+    #[error("the engine cannot run the sandbox's containers: {detail}\n  hint: {hint}")]
+    EngineSetup { detail: String, hint: &'static str },
+    #[error("image build failed: {0}")]
+    Build(String),
+    #[error(
+        "the {engine} engine has no usable runtime `{runtime}` (usable: {available})\n  hint: install it and register it with the engine (README, section \"gVisor\"), or use a policy without `runtime` in its limits; the gateway never falls back to a weaker runtime"
+    )]
+    MissingRuntime {
+        engine: String,
+        runtime: String,
+        available: String,
+    },
+    #[error("the sandbox is busy: {0}")]
+    Busy(String),
+    #[error("the run was cancelled")]
+    Cancelled,
+    #[error(
+        "the runner in image `{image}` did not start ({detail})\n  hint: images must be built from this version's recipes (`code-sandbox-mcp images build`); a custom image needs the runner at /opt/sandbox/"
+    )]
+    RunnerFailed { image: String, detail: String },
+}
+
+impl SandboxError {
+    pub fn image_missing(language: crate::analysis::Language, image: &str) -> SandboxError {
+        SandboxError::ImageMissing {
+            language: language.as_str(),
+            language_flag: match language {
+                crate::analysis::Language::Python => "python",
+                crate::analysis::Language::JavaScript => "js",
+            },
+            image: image.to_owned(),
+        }
+    }
+
+    /// Wraps an error of creating or starting a container, with the fix when it is a known
+    /// gap in the engine's setup rather than a problem of this run.
+    pub fn container(action: &str, error: bollard::errors::Error) -> SandboxError {
+        let detail = error.to_string();
+        let hint = if detail.contains("catatonit") {
+            Some("Podman runs the sandbox's init process with catatonit: apt-get install catatonit")
+        } else if detail.contains("urpc method") {
+            Some(
+                "gVisor (runsc) failed inside; the engine's log says why. runsc from Debian must be registered with `\"runtimeArgs\": [\"--network=none\"]` (README, section \"gVisor\")",
+            )
+        } else {
+            None
+        };
+        match hint {
+            Some(hint) => SandboxError::EngineSetup { detail, hint },
+            None => SandboxError::engine(action, error),
+        }
+    }
+
+    /// Wraps an engine error, telling a lost connection from a refused request.
+    pub fn engine(action: impl Into<String>, error: bollard::errors::Error) -> SandboxError {
+        use bollard::errors::Error as E;
+        let detail = error.to_string();
+        match error {
+            E::IOError { .. }
+            | E::HyperResponseError { .. }
+            | E::HyperLegacyError { .. }
+            | E::RequestTimeoutError
+            | E::SocketNotFoundError(_) => SandboxError::EngineLost { detail },
+            _ => SandboxError::Engine {
+                action: action.into(),
+                detail,
+            },
+        }
+    }
+}

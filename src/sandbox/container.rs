@@ -14,7 +14,7 @@ use bollard::query_parameters::{
 use futures_util::{Stream, StreamExt};
 use tokio::io::AsyncWrite;
 
-use super::engine::{Engine, SandboxError};
+use super::engine::{Engine, EngineKind, SandboxError};
 use crate::policy::Limits;
 
 /// Every container the gateway creates carries this label, so leftovers can be found.
@@ -39,6 +39,45 @@ pub struct ContainerSpec {
     pub env: Vec<(String, String)>,
     /// The creating sandbox's id, for its final sweep.
     pub instance: String,
+    /// The engine's make: Podman needs an explicit RLIMIT_NPROC (see [`task_limits`]).
+    pub engine: EngineKind,
+    /// The runtime is gVisor, which counts the snippet's processes itself (see [`task_limits`]).
+    pub gvisor: bool,
+}
+
+/// A mount that hides a directory under an empty, read-only, non-executable tmpfs.
+const SEALED_TMPFS: &str = "ro,nosuid,nodev,noexec,size=64k";
+
+/// Headroom of the host's task limit under gVisor: each of the snippet's tasks costs gVisor
+/// several host threads (measured here with runsc's default ptrace platform: 32 snippet
+/// processes needed between 193 and 256 host tasks), plus gVisor's own kernel threads.
+const GVISOR_HOST_TASKS_PER_TASK: u32 = 8;
+const GVISOR_OWN_TASKS: u32 = 64;
+
+/// RLIMIT_NPROC under Podman with runc. Podman 4.3, given any ulimit but this one, sets it to
+/// a value its runtime may not raise to, and the container fails to start ("error setting
+/// rlimit type 6"). Under runc the limit counts every process of the sandbox's uid on the
+/// host, across containers, so it is a ceiling far above any one sandbox's pids limit.
+const PODMAN_NPROC: u32 = 4096;
+
+/// The host's task limit (pids cgroup) and the RLIMIT_NPROC to set, if any.
+///
+/// Under runc the snippet's tasks are host tasks, so the pids cgroup counts exactly them.
+/// Under gVisor the cgroup counts gVisor's threads, and a limit the size of the policy's kills
+/// gVisor itself after a few forks; so the cgroup gets headroom and the policy's limit is
+/// applied inside gVisor's kernel as RLIMIT_NPROC, which there counts this sandbox's tasks
+/// alone.
+fn task_limits(pids: u32, gvisor: bool, engine: EngineKind) -> (i64, Option<i64>) {
+    if gvisor {
+        let host = pids
+            .saturating_mul(GVISOR_HOST_TASKS_PER_TASK)
+            .saturating_add(GVISOR_OWN_TASKS);
+        (i64::from(host), Some(i64::from(pids)))
+    } else if engine == EngineKind::Podman {
+        (i64::from(pids), Some(i64::from(PODMAN_NPROC.max(pids))))
+    } else {
+        (i64::from(pids), None)
+    }
 }
 
 pub type Output = Pin<Box<dyn Stream<Item = Result<LogOutput, bollard::errors::Error>> + Send>>;
@@ -78,12 +117,19 @@ pub fn create_body(spec: &ContainerSpec) -> ContainerCreateBody {
         soft: Some(value),
         hard: Some(value),
     };
+    let (host_pids, nproc) = task_limits(l.pids, spec.gvisor, spec.engine);
+    let mut ulimits = vec![
+        ulimit("nofile", 256),
+        ulimit("fsize", i64::try_from(l.tmpfs_bytes).unwrap_or(i64::MAX)),
+        ulimit("core", 0),
+    ];
+    ulimits.extend(nproc.map(|n| ulimit("nproc", n)));
     let host = HostConfig {
         memory: Some(memory),
         // Swap equal to memory means no swap: the limit is the limit.
         memory_swap: Some(memory),
         nano_cpus: Some((l.cpus * 1e9) as i64),
-        pids_limit: Some(i64::from(l.pids)),
+        pids_limit: Some(host_pids),
         network_mode: Some("none".to_owned()),
         readonly_rootfs: Some(true),
         cap_drop: Some(vec!["ALL".to_owned()]),
@@ -91,12 +137,14 @@ pub fn create_body(spec: &ContainerSpec) -> ContainerCreateBody {
         tmpfs: Some(HashMap::from([
             (WORK_DIR.to_owned(), tmpfs_options(true)),
             ("/tmp".to_owned(), tmpfs_options(true)),
+            // Podman mounts writable, executable tmpfs at /run and /var/tmp on a read-only
+            // root; empty read-only ones there keep the root read-only on every engine.
+            ("/run".to_owned(), SEALED_TMPFS.to_owned()),
+            ("/var/tmp".to_owned(), SEALED_TMPFS.to_owned()),
         ])),
-        ulimits: Some(vec![
-            ulimit("nofile", 256),
-            ulimit("fsize", i64::try_from(l.tmpfs_bytes).unwrap_or(i64::MAX)),
-            ulimit("core", 0),
-        ]),
+        // /dev/shm is writable on every engine (64 MiB by default): no more than the work dir.
+        shm_size: Some(i64::try_from(l.tmpfs_bytes).unwrap_or(i64::MAX)),
+        ulimits: Some(ulimits),
         // An init process as PID 1 reaps zombies and lets SIGKILL end everything at once.
         init: Some(true),
         runtime: l.runtime.clone(),
@@ -149,7 +197,7 @@ pub async fn start(engine: &Engine, spec: &ContainerSpec) -> Result<Started, San
             bollard::errors::Error::DockerResponseServerError {
                 status_code: 404, ..
             } => SandboxError::image_missing(spec.language, &spec.image),
-            e => SandboxError::engine("creating a container", e),
+            e => SandboxError::container("creating a container", e),
         })?;
     let id = created.id;
     let attached = async {
@@ -171,7 +219,7 @@ pub async fn start(engine: &Engine, spec: &ContainerSpec) -> Result<Started, San
         docker
             .start_container(&id, None::<StartContainerOptions>)
             .await
-            .map_err(|e| SandboxError::engine("starting a container", e))?;
+            .map_err(|e| SandboxError::container("starting a container", e))?;
         let mut output = output;
         wait_until_ready(&mut output, &spec.image).await?;
         Ok::<_, SandboxError>(Started {
@@ -356,4 +404,28 @@ fn gateway_alive(pid: &str) -> bool {
 /// A container id as people read it.
 pub fn short(id: &str) -> &str {
     &id[..id.len().min(12)]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn task_limits_follow_the_runtime() {
+        // runc on Docker: the pids cgroup counts the snippet's tasks exactly.
+        assert_eq!(task_limits(64, false, EngineKind::Docker), (64, None));
+        // Podman: the same cgroup, and the RLIMIT_NPROC ceiling it needs to start at all.
+        assert_eq!(
+            task_limits(64, false, EngineKind::Podman),
+            (64, Some(i64::from(PODMAN_NPROC)))
+        );
+        // gVisor: the policy's limit inside gVisor's kernel, headroom for gVisor on the host.
+        let (host, nproc) = task_limits(64, true, EngineKind::Docker);
+        assert_eq!(nproc, Some(64));
+        assert!(host >= 64 * 6, "{host}");
+        assert_eq!(
+            task_limits(u32::MAX, true, EngineKind::Podman).1,
+            Some(i64::from(u32::MAX))
+        );
+    }
 }

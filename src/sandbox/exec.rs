@@ -12,7 +12,7 @@ use serde::Serialize;
 use tokio::io::AsyncWriteExt;
 
 use super::container::{self, Started};
-use super::engine::{Engine, SandboxError};
+use super::engine::{Engine, EngineKind, SandboxError};
 use super::output::{Capture, new_nonce};
 use crate::policy::Limits;
 
@@ -103,6 +103,10 @@ pub async fn execute(
             break Ending::Flood;
         }
     };
+    // Close the streams before any kill: an engine writing a flood into an attach stream
+    // nobody reads holds the kill request until it times out (60 s on Docker).
+    drop(output);
+    drop(input);
     let duration_ms = u64::try_from(began.elapsed().as_millis()).unwrap_or(u64::MAX);
     let marker_code = stdout.exit_code().or(stderr.exit_code());
     let mut result = Execution {
@@ -134,15 +138,30 @@ pub async fn execute(
 /// The exit code and OOM flag of a container whose output has ended, once it has stopped.
 async fn exit_state(engine: &Engine, id: &str) -> Result<(Option<i32>, bool), SandboxError> {
     for _ in 0..50 {
-        let inspected = engine
+        let inspected = match engine
             .docker
             .inspect_container(id, None::<InspectContainerOptions>)
             .await
-            .map_err(|e| SandboxError::engine("inspecting a container", e))?;
+        {
+            Ok(inspected) => inspected,
+            // Podman briefly reports a state Docker's API does not have (`stopped`, between
+            // the process's exit and its cleanup); ask again.
+            Err(bollard::errors::Error::JsonDataError { .. }) => {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+                continue;
+            }
+            Err(e) => return Err(SandboxError::engine("inspecting a container", e)),
+        };
         let state = inspected.state.unwrap_or_default();
         if state.running != Some(true) {
             let code = state.exit_code.and_then(|c| i32::try_from(c).ok());
-            return Ok((code, state.oom_killed == Some(true)));
+            // Podman on cgroup v1 never reports OOM kills (checked with 4.3.1: `OOMKilled`
+            // stays false, and no event says so). The gateway sent no kill on this path, so a
+            // SIGKILL (137) is taken as the OOM killer's; only the snippet killing itself
+            // with SIGKILL would be reported wrongly.
+            let oom = state.oom_killed == Some(true)
+                || (engine.kind == EngineKind::Podman && code == Some(137));
+            return Ok((code, oom));
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
     }

@@ -33,7 +33,8 @@
 #     show snippet line numbers and source lines), executed in a fresh
 #     __main__ module (__name__ == "__main__", no __file__, like `python -c`),
 #     sys.argv == ["<snippet>"], sys.path[0] == "" (the working directory).
-#     stdout/stderr are unbuffered: output streams as it is produced.
+#     stdout/stderr are unbuffered: output streams as it is produced. Each write
+#     is written whole, even where the kernel writes pipes short (gVisor).
 #
 #  4. End: when the program finishes, the runner does what the interpreter
 #     does at exit (waits for non-daemon threads, runs atexit callbacks,
@@ -64,6 +65,7 @@
 # MPLCONFIGDIR at /tmp/matplotlib (unless the environment names a writable
 # dir) and copies the baked cache files into it before importing matplotlib.
 
+import io
 import os
 import sys
 
@@ -88,6 +90,45 @@ def _write_all(fd, data):
         except OSError:
             return
         data = data[n:]
+
+
+class _FullWriter(io.RawIOBase):
+    """An unbuffered raw stream whose write() writes all it is given.
+
+    With `-u`, sys.stdout and sys.stderr make one write(2) per write and drop whatever a
+    short write left over. Linux's blocking pipes never write short, but gVisor's do (a
+    200 kB write to stderr arrived as 64 KiB), so the snippet's streams are rebuilt on this.
+    """
+
+    def __init__(self, fd):
+        super().__init__()
+        self._fd = fd
+
+    def writable(self):
+        return True
+
+    def fileno(self):
+        return self._fd
+
+    def write(self, data):
+        view = memoryview(data).cast("B")
+        done = 0
+        while done < len(view):
+            try:
+                done += os.write(self._fd, view[done:])
+            except InterruptedError:
+                continue
+        return done
+
+
+def _full_write_streams():
+    for name, fd in (("stdout", 1), ("stderr", 2)):
+        old = getattr(sys, name)
+        stream = io.TextIOWrapper(
+            _FullWriter(fd), encoding=old.encoding, errors=old.errors, write_through=True
+        )
+        setattr(sys, name, stream)
+        setattr(sys, "__%s__" % name, stream)
 
 
 def _fail(message):
@@ -268,6 +309,7 @@ def main():
     # Tell the gateway the libraries are loaded: its time limit starts with the code.
     _write_all(1, READY_MARKER)
     nonce, source = _read_code()
+    _full_write_streams()
     module, status = _run(source)
     _finish(module, status, nonce)
 

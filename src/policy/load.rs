@@ -14,6 +14,10 @@ use crate::diagnostic::render_snippet;
 /// The presets, embedded so `--policy strict` works from any directory.
 pub const PRESETS: &[(&str, &str)] = &[
     ("strict", include_str!("../../policies/strict.yaml")),
+    (
+        "strict-gvisor",
+        include_str!("../../policies/strict-gvisor.yaml"),
+    ),
     ("standard", include_str!("../../policies/standard.yaml")),
     ("permissive", include_str!("../../policies/permissive.yaml")),
 ];
@@ -34,7 +38,7 @@ pub enum PolicyError {
         source: std::io::Error,
     },
     #[error(
-        "no policy file `{0}`, and it is not a preset\n  hint: give a path to a YAML policy, or one of the presets: strict, standard, permissive"
+        "no policy file `{0}`, and it is not a preset\n  hint: give a path to a YAML policy, or one of the presets: strict, strict-gvisor, standard, permissive"
     )]
     NotFound(String),
     #[error("{rendered}")]
@@ -251,7 +255,7 @@ fn assemble(source: Source, depth: usize) -> Result<Draft, PolicyError> {
                     None,
                     parent,
                     &format!("`extends: {parent}` names neither a file nor a preset"),
-                    "use a path relative to this file, or one of: strict, standard, permissive",
+                    "use a path relative to this file, or one of: strict, strict-gvisor, standard, permissive",
                 ),
                 other => other,
             })?;
@@ -680,6 +684,23 @@ mod tests {
         assert!(permissive.rules.iter().all(|r| r.action == Action::Audit));
         assert!(strict.limits.memory_bytes < standard.limits.memory_bytes);
         assert_eq!(strict.name, "strict");
+        let gvisor = load("strict-gvisor").unwrap();
+        assert_eq!(gvisor.limits.runtime.as_deref(), Some("runsc"));
+        assert_eq!(strict.limits.runtime, None);
+        assert_eq!(
+            Limits {
+                runtime: None,
+                ..gvisor.limits.clone()
+            },
+            strict.limits
+        );
+        let actions = |p: &Policy| {
+            p.rules
+                .iter()
+                .map(|r| (r.id.clone(), r.action))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(actions(&gvisor), actions(&strict));
     }
 
     #[test]

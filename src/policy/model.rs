@@ -17,8 +17,8 @@ pub struct PolicyFile {
     pub name: String,
     #[serde(default)]
     pub description: String,
-    /// A preset (`strict`, `standard`, `permissive`) or a path, relative to this file, whose
-    /// limits and rules this policy starts from.
+    /// A preset (`strict`, `strict-gvisor`, `standard`, `permissive`) or a path, relative to
+    /// this file, whose limits and rules this policy starts from.
     pub extends: Option<String>,
     #[serde(default)]
     pub limits: LimitsFile,
@@ -51,7 +51,8 @@ pub struct LimitsFile {
     /// Size of the writable work dir: `64MiB`.
     pub tmpfs_size: Option<String>,
     pub network: Option<Network>,
-    /// Container runtime, e.g. `runsc` for gVisor. Unset: the engine's default.
+    /// Container runtime, e.g. `runsc` for gVisor. Unset: the engine's default. A runtime the
+    /// engine lacks stops the gateway at start-up; it never falls back to another.
     pub runtime: Option<String>,
 }
 

@@ -10,9 +10,11 @@ use code_sandbox_mcp::sandbox::{Engine, Sandbox, images};
 
 use super::SandboxArgs;
 
-/// Reads, inside the sandbox, what the container actually enforces.
+/// Reads, inside the sandbox, what the container actually enforces. prctl asks the kernel the
+/// snippet sees, which under gVisor is gVisor's (its /proc/self/status omits NoNewPrivs).
 const PROBE: &str = r#"
-import json, os
+import ctypes, json, os, resource
+libc = ctypes.CDLL(None)
 def read(*paths):
     for p in paths:
         try:
@@ -28,8 +30,11 @@ except OSError:
 print(json.dumps({
     "uid": os.getuid(),
     "cap_eff": status.get("CapEff", "").strip(),
-    "no_new_privs": status.get("NoNewPrivs", "").strip(),
-    "seccomp": status.get("Seccomp", "").strip(),
+    "no_new_privs": libc.prctl(39, 0, 0, 0, 0),
+    "seccomp": libc.prctl(21, 0, 0, 0, 0),
+    "kernel": os.uname().release,
+    "mem_total_kib": int(read("/proc/meminfo").split()[1]),
+    "nproc": resource.getrlimit(resource.RLIMIT_NPROC)[0],
     "memory": read("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"),
     "pids": read("/sys/fs/cgroup/pids.max", "/sys/fs/cgroup/pids/pids.max"),
     "interfaces": sorted(os.listdir("/sys/class/net")),
@@ -72,11 +77,11 @@ pub async fn doctor(args: &SandboxArgs) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let engine = match Engine::connect().await {
+    let engine = match Engine::connect(&args.engine).await {
         Ok(engine) => {
             report.ok(&format!(
-                "container engine {} (API {}) at {}",
-                engine.version, engine.api_version, engine.endpoint
+                "container engine {} {} (API {}) at {} (--engine {})",
+                engine.kind, engine.version, engine.api_version, engine.endpoint, args.engine
             ));
             engine
         }
@@ -86,7 +91,26 @@ pub async fn doctor(args: &SandboxArgs) -> ExitCode {
         }
     };
     match engine.runtimes().await {
-        Ok(runtimes) => report.ok(&format!("runtimes: {}", runtimes.join(", "))),
+        Ok(runtimes) => {
+            let names = |installed: bool| {
+                runtimes
+                    .iter()
+                    .filter(|r| r.installed == installed)
+                    .map(|r| r.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            report.ok(&format!("runtimes: {}", names(true)));
+            let missing = names(false);
+            if !missing.is_empty() {
+                report.note(&format!(
+                    "runtimes the engine lists but this host lacks: {missing}"
+                ));
+            }
+            if !runtimes.iter().any(|r| r.name == "runsc" && r.installed) {
+                report.note("gVisor (runsc) is not available: policies with `runtime: runsc`, such as strict-gvisor, cannot run here (README, section \"gVisor\")");
+            }
+        }
         Err(e) => report.fail("cannot list runtimes", &e.to_string()),
     }
     if let Err(e) = engine
@@ -198,14 +222,30 @@ async fn probe(report: &mut Report, args: &SandboxArgs, policy: &code_sandbox_mc
     );
     check(
         report,
-        seen["no_new_privs"] == "1",
+        seen["no_new_privs"] == 1,
         "no-new-privileges is set".to_owned(),
     );
-    check(
-        report,
-        seen["seccomp"] == "2",
-        "a seccomp filter is active".to_owned(),
-    );
+    let host_kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease")
+        .map(|k| k.trim().to_owned())
+        .unwrap_or_default();
+    let kernel = seen["kernel"].as_str().unwrap_or("?");
+    // gVisor answers the snippet's system calls with a kernel of its own.
+    let gvisor = kernel != host_kernel;
+    if gvisor {
+        report.ok(&format!(
+            "snippets see gVisor's kernel ({kernel}), not the host's ({host_kernel})"
+        ));
+        report.note("seccomp: gVisor's kernel answers the snippet's calls; gVisor itself runs filtered on the host");
+    } else {
+        report.note(&format!(
+            "snippets share the host's kernel ({host_kernel}); for gVisor's kernel in between, use a policy with `runtime: runsc` (strict-gvisor)"
+        ));
+        check(
+            report,
+            seen["seccomp"] == 2,
+            "a seccomp filter is active".to_owned(),
+        );
+    }
     check(
         report,
         seen["interfaces"] == serde_json::json!(["lo"]),
@@ -221,7 +261,13 @@ async fn probe(report: &mut Report, args: &SandboxArgs, policy: &code_sandbox_mc
         seen["work_writable"] == true,
         "the work dir /work is writable".to_owned(),
     );
-    let memory = seen["memory"].as_str().and_then(|m| m.parse::<u64>().ok());
+    // gVisor shows no cgroup files; it sizes its memory to the limit and enforces the
+    // process limit as RLIMIT_NPROC in its own kernel.
+    let memory = if gvisor {
+        seen["mem_total_kib"].as_u64().map(|k| k * 1024)
+    } else {
+        seen["memory"].as_str().and_then(|m| m.parse::<u64>().ok())
+    };
     check(
         report,
         memory == Some(limits.memory_bytes),
@@ -231,7 +277,11 @@ async fn probe(report: &mut Report, args: &SandboxArgs, policy: &code_sandbox_mc
             format_size(limits.memory_bytes)
         ),
     );
-    let pids = seen["pids"].as_str().and_then(|p| p.parse::<u32>().ok());
+    let pids = if gvisor {
+        seen["nproc"].as_u64().and_then(|n| u32::try_from(n).ok())
+    } else {
+        seen["pids"].as_str().and_then(|p| p.parse::<u32>().ok())
+    };
     check(
         report,
         pids == Some(limits.pids),

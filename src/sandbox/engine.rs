@@ -82,6 +82,8 @@ pub struct Runtime {
     /// False when the engine names an absolute path that does not exist on this host: Podman
     /// lists every runtime of its default configuration, installed or not.
     pub installed: bool,
+    /// The engine's default runtime, used when a container names none.
+    pub default: bool,
 }
 
 impl Runtime {
@@ -194,6 +196,7 @@ impl Engine {
             .info()
             .await
             .map_err(|e| SandboxError::engine("reading engine info", e))?;
+        let default = info.default_runtime.unwrap_or_default();
         let mut runtimes: Vec<Runtime> = info
             .runtimes
             .unwrap_or_default()
@@ -205,6 +208,7 @@ impl Engine {
                     .as_deref()
                     .is_none_or(|p| !p.starts_with('/') || Path::new(p).exists());
                 Runtime {
+                    default: name == default,
                     name,
                     path,
                     installed,
@@ -232,6 +236,17 @@ impl Engine {
             .filter(|r| r.installed)
             .collect();
         match usable.iter().find(|r| r.name == wanted) {
+            // Podman's Docker-compatible API ignores a container's runtime and runs its
+            // default (checked with 4.3.1): anything else would silently be runc.
+            Some(found) if self.kind == EngineKind::Podman && !found.default => {
+                Err(SandboxError::RuntimeNotSelectable {
+                    runtime: wanted.to_owned(),
+                    default: usable
+                        .iter()
+                        .find(|r| r.default)
+                        .map_or_else(|| "unknown".to_owned(), |r| r.name.clone()),
+                })
+            }
             Some(found) => Ok(Some(found.clone())),
             None => Err(SandboxError::MissingRuntime {
                 engine: self.kind.to_string(),

@@ -32,6 +32,10 @@ pub enum SandboxError {
         runtime: String,
         available: String,
     },
+    #[error(
+        "Podman cannot run these snippets under `{runtime}`: its Docker-compatible API runs every container under its default runtime, `{default}`\n  hint: use Docker for this policy, or give Podman's API service a containers.conf whose [engine] section sets runtime = \"{runtime}\" (README, section \"gVisor\"); the gateway never falls back to a weaker runtime"
+    )]
+    RuntimeNotSelectable { runtime: String, default: String },
     #[error("the sandbox is busy: {0}")]
     Busy(String),
     #[error("the run was cancelled")]

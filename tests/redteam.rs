@@ -3,7 +3,8 @@
 //! snippet of them, split at the lines holding only `# ---` / `// ---`, must be denied by the
 //! strict preset on its own. Evasions the analyzer does not catch are kept here instead, as
 //! container tests proving the sandbox still stops them, next to payloads run directly in the
-//! sandbox (no policy) that attack the container boundary itself.
+//! sandbox (no policy) that attack the container boundary itself. The container tests run on
+//! every backend (Docker, Docker with gVisor, Podman).
 
 mod common;
 
@@ -11,7 +12,6 @@ use std::path::Path;
 
 use code_sandbox_mcp::analysis::{Language, analyze};
 use code_sandbox_mcp::policy::{Verdict, load};
-use common::{run_py, run_with, tight_limits};
 
 /// The snippets of a red-team fixture: the blocks between separator lines, each with the
 /// 1-based line it starts on.
@@ -71,75 +71,64 @@ fn strict_denies_every_javascript_snippet() {
     check_file("javascript.js", Language::JavaScript, "// ---", 40);
 }
 
-async fn images() {
-    tokio::task::spawn_blocking(common::ensure_images)
-        .await
-        .unwrap();
-}
-
-async fn run_js(code: &str) -> code_sandbox_mcp::sandbox::Execution {
-    run_with(&tight_limits(), Language::JavaScript, code).await
-}
-
 // --- Evasions the analyzer misses (strict allows them): the container holds.
 
-/// A module object kept in a list, then called through it: the analyzer loses the binding.
-/// The shell runs, but as nobody, with no capabilities and a read-only root.
-#[tokio::test]
-async fn missed_module_in_a_container_runs_a_shell_only_as_nobody() {
-    images().await;
-    let code = "import os\nholder_rt = [os]\nout_rt = holder_rt[0].popen(\"id -u; grep CapEff /proc/self/status; touch /etc/rt 2>/dev/null && echo wrote || echo read-only\").read()\nprint(out_rt)\n";
-    assert_eq!(
-        load("strict")
-            .unwrap()
-            .judge(&analyze(Language::Python, code.as_bytes()))
-            .verdict,
-        Verdict::Allow,
-        "the analyzer now catches this: move it to the fixtures"
-    );
-    let e = run_py(code).await;
-    assert!(e.stdout.starts_with("65534\n"), "{e:?}");
-    assert!(e.stdout.contains("CapEff:\t0000000000000000"), "{e:?}");
-    assert!(
-        e.stdout.contains("read-only") && !e.stdout.contains("wrote"),
-        "{e:?}"
-    );
+on_every_backend! {
+    /// A module object kept in a list, then called through it: the analyzer loses the binding.
+    /// The shell runs, but as nobody, with no capabilities and a read-only root.
+    async fn missed_module_in_a_container_runs_a_shell_only_as_nobody(backend) {
+        let code = "import os\nholder_rt = [os]\nout_rt = holder_rt[0].popen(\"id -u; grep CapEff /proc/self/status; touch /etc/rt 2>/dev/null && echo wrote || echo read-only\").read()\nprint(out_rt)\n";
+        assert_eq!(
+            load("strict")
+                .unwrap()
+                .judge(&analyze(Language::Python, code.as_bytes()))
+                .verdict,
+            Verdict::Allow,
+            "the analyzer now catches this: move it to the fixtures"
+        );
+        let e = backend.run_py(code).await;
+        assert!(e.stdout.starts_with("65534\n"), "{e:?}");
+        assert!(e.stdout.contains("CapEff:\t0000000000000000"), "{e:?}");
+        assert!(
+            e.stdout.contains("read-only") && !e.stdout.contains("wrote"),
+            "{e:?}"
+        );
+    }
 }
 
-/// A module written to the work dir and imported by a literal name: the analyzer cannot see
-/// its contents.
-#[tokio::test]
-async fn missed_written_then_imported_module_stays_unprivileged() {
-    images().await;
-    let code = "open('helper_rt.py', 'w').write(\"import subprocess\\nOUT = subprocess.run(['/bin/sh', '-c', 'id -u; touch /usr/rt 2>/dev/null && echo wrote || echo read-only'], capture_output=True, text=True).stdout\\n\")\nimport helper_rt\nprint(helper_rt.OUT)\n";
-    let e = run_py(code).await;
-    assert!(e.stdout.starts_with("65534\nread-only"), "{e:?}");
+on_every_backend! {
+    /// A module written to the work dir and imported by a literal name: the analyzer cannot see
+    /// its contents.
+    async fn missed_written_then_imported_module_stays_unprivileged(backend) {
+        let code = "open('helper_rt.py', 'w').write(\"import subprocess\\nOUT = subprocess.run(['/bin/sh', '-c', 'id -u; touch /usr/rt 2>/dev/null && echo wrote || echo read-only'], capture_output=True, text=True).stdout\\n\")\nimport helper_rt\nprint(helper_rt.OUT)\n";
+        let e = backend.run_py(code).await;
+        assert!(e.stdout.starts_with("65534\nread-only"), "{e:?}");
+    }
 }
 
-/// site.addsitedir executes the `import` lines of a .pth file written at run time.
-#[tokio::test]
-async fn missed_pth_file_code_cannot_write_the_root() {
-    images().await;
-    let code = "import site\nopen('/tmp/rt_evil.pth', 'w').write(\"import os; print('pth-ran', os.getuid(), os.access('/etc', os.W_OK))\\n\")\nsite.addsitedir('/tmp')\n";
-    let e = run_py(code).await;
-    assert!(e.stdout.contains("pth-ran 65534 False"), "{e:?}");
+on_every_backend! {
+    /// site.addsitedir executes the `import` lines of a .pth file written at run time.
+    async fn missed_pth_file_code_cannot_write_the_root(backend) {
+        let code = "import site\nopen('/tmp/rt_evil.pth', 'w').write(\"import os; print('pth-ran', os.getuid(), os.access('/etc', os.W_OK))\\n\")\nsite.addsitedir('/tmp')\n";
+        let e = backend.run_py(code).await;
+        assert!(e.stdout.contains("pth-ran 65534 False"), "{e:?}");
+    }
 }
 
-/// pydoc.pipepager hands its second argument to a shell.
-#[tokio::test]
-async fn missed_pydoc_pipepager_shell_is_unprivileged() {
-    images().await;
-    let code = "import pydoc\npydoc.pipepager('', 'id -u > /work/pp_rt.txt; (echo x > /etc/rt) 2>/dev/null && echo wrote >> /work/pp_rt.txt || echo read-only >> /work/pp_rt.txt')\nprint(open('/work/pp_rt.txt').read())\n";
-    let e = run_py(code).await;
-    assert!(e.stdout.starts_with("65534\nread-only"), "{e:?}");
+on_every_backend! {
+    /// pydoc.pipepager hands its second argument to a shell.
+    async fn missed_pydoc_pipepager_shell_is_unprivileged(backend) {
+        let code = "import pydoc\npydoc.pipepager('', 'id -u > /work/pp_rt.txt; (echo x > /etc/rt) 2>/dev/null && echo wrote >> /work/pp_rt.txt || echo read-only >> /work/pp_rt.txt')\nprint(open('/work/pp_rt.txt').read())\n";
+        let e = backend.run_py(code).await;
+        assert!(e.stdout.starts_with("65534\nread-only"), "{e:?}");
+    }
 }
 
-/// Network reached through APIs the rule does not list: multiprocessing.connection, an event
-/// loop's create_connection, and urllib.request reached through a bare `import urllib`.
-#[tokio::test]
-async fn missed_network_paths_find_no_network() {
-    images().await;
-    let code = r#"import asyncio
+on_every_backend! {
+    /// Network reached through APIs the rule does not list: multiprocessing.connection, an event
+    /// loop's create_connection, and urllib.request reached through a bare `import urllib`.
+    async fn missed_network_paths_find_no_network(backend) {
+        let code = r#"import asyncio
 import multiprocessing.connection
 import urllib
 try:
@@ -160,85 +149,93 @@ try:
 except Exception as e:
     print("blocked urllib", type(e).__name__)
 "#;
-    let e = run_py(code).await;
-    assert!(!e.stdout.contains("connected"), "{e:?}");
-    assert_eq!(e.stdout.matches("blocked").count(), 3, "{e:?}");
+        let e = backend.run_py(code).await;
+        assert!(!e.stdout.contains("connected"), "{e:?}");
+        assert_eq!(e.stdout.matches("blocked").count(), 3, "{e:?}");
+    }
 }
 
-/// numpy.ctypeslib loads a shared library without naming ctypes; the native code still runs
-/// as nobody.
-#[tokio::test]
-async fn missed_numpy_ctypeslib_native_code_runs_as_nobody() {
-    images().await;
-    let code = "import os\nimport numpy\nfor d in ['/lib/x86_64-linux-gnu', '/usr/lib/x86_64-linux-gnu', '/lib/aarch64-linux-gnu', '/usr/lib/aarch64-linux-gnu', '/lib']:\n    if os.path.exists(d + '/libc.so.6'):\n        libc_rt = numpy.ctypeslib.load_library('libc.so.6', d)\n        break\nprint(libc_rt.getuid(), libc_rt.setuid(0), libc_rt.getuid())\n";
-    let e = run_py(code).await;
-    assert_eq!(e.stdout, "65534 -1 65534\n", "{e:?}");
+on_every_backend! {
+    /// numpy.ctypeslib loads a shared library without naming ctypes; the native code still runs
+    /// as nobody.
+    async fn missed_numpy_ctypeslib_native_code_runs_as_nobody(backend) {
+        let code = "import os\nimport numpy\nfor d in ['/lib/x86_64-linux-gnu', '/usr/lib/x86_64-linux-gnu', '/lib/aarch64-linux-gnu', '/usr/lib/aarch64-linux-gnu', '/lib']:\n    if os.path.exists(d + '/libc.so.6'):\n        libc_rt = numpy.ctypeslib.load_library('libc.so.6', d)\n        break\nprint(libc_rt.getuid(), libc_rt.setuid(0), libc_rt.getuid())\n";
+        let e = backend.run_py(code).await;
+        assert_eq!(e.stdout, "65534 -1 65534\n", "{e:?}");
+    }
 }
 
-/// A variable the gateway did not pass through is absent, however os is reached.
-#[tokio::test]
-async fn missed_private_os_alias_finds_no_host_secret() {
-    images().await;
-    assert!(std::env::var("CARGO_PKG_NAME").is_ok(), "run under cargo");
-    let code = "import tempfile\nprint(tempfile._os.environ.get('CARGO_PKG_NAME'))\n";
-    let e = run_py(code).await;
-    assert_eq!(e.stdout, "None\n", "{e:?}");
+on_every_backend! {
+    /// A variable the gateway did not pass through is absent, however os is reached.
+    async fn missed_private_os_alias_finds_no_host_secret(backend) {
+        assert!(std::env::var("CARGO_PKG_NAME").is_ok(), "run under cargo");
+        let code = "import tempfile\nprint(tempfile._os.environ.get('CARGO_PKG_NAME'))\n";
+        let e = backend.run_py(code).await;
+        assert_eq!(e.stdout, "None\n", "{e:?}");
+    }
 }
 
-/// JavaScript: `require` kept in an array, and a module written then required.
-#[tokio::test]
-async fn missed_javascript_require_tricks_run_only_as_nobody() {
-    images().await;
-    let code = "const holderRt = [require];\nconst cpRt = holderRt[0]('child_process');\nconsole.log(cpRt.execSync('id -u').toString().trim());\nconst fsRt = holderRt[0]('f' + 's');\nfsRt.writeFileSync('helper_rt.js', \"module.exports = (() => { try { require('fs').writeFileSync('/etc/rt', 'x'); return 'wrote'; } catch (e) { return e.code; } })();\");\nconsole.log(require('./helper_rt.js'));\n";
-    let e = run_js(code).await;
-    assert_eq!(e.stdout, "65534\nEROFS\n", "{e:?}");
+on_every_backend! {
+    /// JavaScript: `require` kept in an array, and a module written then required.
+    async fn missed_javascript_require_tricks_run_only_as_nobody(backend) {
+        let code = "const holderRt = [require];\nconst cpRt = holderRt[0]('child_process');\nconsole.log(cpRt.execSync('id -u').toString().trim());\nconst fsRt = holderRt[0]('f' + 's');\nfsRt.writeFileSync('helper_rt.js', \"module.exports = (() => { try { require('fs').writeFileSync('/etc/rt', 'x'); return 'wrote'; } catch (e) { return e.code; } })();\");\nconsole.log(require('./helper_rt.js'));\n";
+        let e = backend.run_js(code).await;
+        let etc = if backend == common::Backend::Gvisor { "EACCES" } else { "EROFS" };
+        assert_eq!(e.stdout, format!("65534\n{etc}\n"), "{e:?}");
+    }
 }
 
 // --- Payloads run directly in the sandbox, bypassing the policy.
 
-#[tokio::test]
-async fn payload_write_to_etc_fails() {
-    images().await;
-    let code = "for p_rt in ['/etc/passwd', '/etc/rt_new', '/bin/sh']:\n    try:\n        open(p_rt, 'a').write('x')\n        print('wrote', p_rt)\n    except OSError as e:\n        print('denied', e.errno)\n";
-    let e = run_py(code).await;
-    assert_eq!(e.stdout.matches("denied").count(), 3, "{e:?}");
-    let e = run_js("try { require('fs').writeFileSync('/etc/rt', 'x'); console.log('wrote'); } catch (e) { console.log(e.code); }").await;
-    assert_eq!(e.stdout, "EROFS\n", "{e:?}");
+on_every_backend! {
+    async fn payload_write_to_etc_fails(backend) {
+        let code = "for p_rt in ['/etc/passwd', '/etc/rt_new', '/bin/sh']:\n    try:\n        open(p_rt, 'a').write('x')\n        print('wrote', p_rt)\n    except OSError as e:\n        print('denied', e.errno)\n";
+        let e = backend.run_py(code).await;
+        assert_eq!(e.stdout.matches("denied").count(), 3, "{e:?}");
+        // /var/tmp is world-writable in the image: only the read-only root stops this write,
+        // on every backend (under gVisor, /etc answers EACCES before the mount is considered).
+        let e = backend.run_js("for (const p of ['/var/tmp/rt', '/etc/rt']) { try { require('fs').writeFileSync(p, 'x'); console.log('wrote'); } catch (e) { console.log(e.code); } }").await;
+        let etc = if backend == common::Backend::Gvisor { "EACCES" } else { "EROFS" };
+        assert_eq!(e.stdout, format!("EROFS\n{etc}\n"), "{e:?}");
+    }
 }
 
-#[tokio::test]
-async fn payload_connect_to_a_documentation_address_fails() {
-    images().await;
-    let code = "import socket\ntry:\n    socket.create_connection(('192.0.2.1', 80), timeout=3)\n    print('connected')\nexcept OSError as e:\n    print('blocked', e.errno)\n";
-    let e = run_py(code).await;
-    assert!(e.stdout.starts_with("blocked"), "{e:?}");
+on_every_backend! {
+    async fn payload_connect_to_a_documentation_address_fails(backend) {
+        let code = "import socket\ntry:\n    socket.create_connection(('192.0.2.1', 80), timeout=3)\n    print('connected')\nexcept OSError as e:\n    print('blocked', e.errno)\n";
+        let e = backend.run_py(code).await;
+        assert!(e.stdout.starts_with("blocked"), "{e:?}");
+    }
 }
 
-#[tokio::test]
-async fn payload_proc_self_environ_holds_no_host_variable() {
-    images().await;
-    assert!(std::env::var("CARGO_PKG_NAME").is_ok(), "run under cargo");
-    let code = "data_rt = open('/proc/self/environ', 'rb').read()\nprint(len(data_rt) > 0, b'CARGO_PKG_NAME=' in data_rt, b'CARGO_MANIFEST_DIR=' in data_rt)\n";
-    let e = run_py(code).await;
-    assert_eq!(e.stdout, "True False False\n", "{e:?}");
+on_every_backend! {
+    async fn payload_proc_self_environ_holds_no_host_variable(backend) {
+        assert!(std::env::var("CARGO_PKG_NAME").is_ok(), "run under cargo");
+        let code = "data_rt = open('/proc/self/environ', 'rb').read()\nprint(len(data_rt) > 0, b'CARGO_PKG_NAME=' in data_rt, b'CARGO_MANIFEST_DIR=' in data_rt)\n";
+        let e = backend.run_py(code).await;
+        assert_eq!(e.stdout, "True False False\n", "{e:?}");
+    }
 }
 
-#[tokio::test]
-async fn payload_shell_runs_as_nobody_without_capabilities() {
-    images().await;
-    let code = "import subprocess\nr_rt = subprocess.run(['/bin/sh', '-c', 'id; grep -E \"^(CapEff|CapPrm|NoNewPrivs)\" /proc/self/status'], capture_output=True, text=True)\nprint(r_rt.stdout)\n";
-    let e = run_py(code).await;
-    assert!(e.stdout.starts_with("uid=65534"), "{e:?}");
-    assert!(e.stdout.contains("gid=65534"), "{e:?}");
-    assert!(e.stdout.contains("CapEff:\t0000000000000000"), "{e:?}");
-    assert!(e.stdout.contains("CapPrm:\t0000000000000000"), "{e:?}");
-    assert!(e.stdout.contains("NoNewPrivs:\t1"), "{e:?}");
+on_every_backend! {
+    async fn payload_shell_runs_as_nobody_without_capabilities(backend) {
+        let code = "import subprocess\nr_rt = subprocess.run(['/bin/sh', '-c', 'id; grep -E \"^(CapEff|CapPrm|NoNewPrivs)\" /proc/self/status'], capture_output=True, text=True)\nprint(r_rt.stdout)\n";
+        let e = backend.run_py(code).await;
+        assert!(e.stdout.starts_with("uid=65534"), "{e:?}");
+        assert!(e.stdout.contains("gid=65534"), "{e:?}");
+        assert!(e.stdout.contains("CapEff:\t0000000000000000"), "{e:?}");
+        assert!(e.stdout.contains("CapPrm:\t0000000000000000"), "{e:?}");
+        // gVisor's /proc/self/status has no NoNewPrivs line; sandbox_limits asks prctl.
+        if backend != common::Backend::Gvisor {
+            assert!(e.stdout.contains("NoNewPrivs:\t1"), "{e:?}");
+        }
+    }
 }
 
-#[tokio::test]
-async fn payload_ctypes_libc_getuid_is_nobody() {
-    images().await;
-    let code = "import ctypes\nlibc_rt = ctypes.CDLL(None)\nprint(libc_rt.getuid(), libc_rt.geteuid(), libc_rt.setuid(0), libc_rt.getuid())\n";
-    let e = run_py(code).await;
-    assert_eq!(e.stdout, "65534 65534 -1 65534\n", "{e:?}");
+on_every_backend! {
+    async fn payload_ctypes_libc_getuid_is_nobody(backend) {
+        let code = "import ctypes\nlibc_rt = ctypes.CDLL(None)\nprint(libc_rt.getuid(), libc_rt.geteuid(), libc_rt.setuid(0), libc_rt.getuid())\n";
+        let e = backend.run_py(code).await;
+        assert_eq!(e.stdout, "65534 65534 -1 65534\n", "{e:?}");
+    }
 }

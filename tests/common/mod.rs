@@ -1,5 +1,7 @@
 //! Helpers shared by the tests that run real containers. They need a running Docker Engine
-//! (`.ci/run` installs and starts one); the sandbox images are built on first use.
+//! (`.ci/run` installs and starts one); the sandbox images are built on first use. The
+//! execution and attack suites run once per [`Backend`]: Docker with runc, Docker with gVisor,
+//! and Podman.
 
 #![allow(dead_code)]
 
@@ -7,7 +9,7 @@ use std::time::Duration;
 
 use code_sandbox_mcp::analysis::Language;
 use code_sandbox_mcp::policy::Limits;
-use code_sandbox_mcp::sandbox::{Execution, Sandbox, SandboxConfig};
+use code_sandbox_mcp::sandbox::{EngineChoice, Execution, Sandbox, SandboxConfig};
 
 /// Limits small enough that attacks hit them quickly.
 pub fn tight_limits() -> Limits {
@@ -56,7 +58,7 @@ pub fn ensure_images() {
             .build()
             .unwrap();
         runtime.block_on(async {
-            let engine = code_sandbox_mcp::sandbox::Engine::connect()
+            let engine = code_sandbox_mcp::sandbox::Engine::connect(&Default::default())
                 .await
                 .unwrap_or_else(|e| panic!("these tests need a running Docker Engine: {e}"));
             for language in Language::ALL {
@@ -89,4 +91,128 @@ pub fn owner_label(pid: u32) -> String {
         "{}={host}:{pid}",
         code_sandbox_mcp::sandbox::container::LABEL_OWNER
     )
+}
+
+/// An engine and runtime the container suites run on. All three are required unless
+/// `SANDBOX_TEST_BACKENDS` (comma-separated names) leaves some out, for a machine that lacks
+/// gVisor or Podman; `.ci/run` installs all three.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    /// Docker Engine with its default runtime, runc.
+    Docker,
+    /// Docker Engine with gVisor's runsc: the snippet sees gVisor's kernel, not the host's.
+    Gvisor,
+    /// Podman through its Docker-compatible API socket.
+    Podman,
+}
+
+impl Backend {
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Docker => "docker",
+            Backend::Gvisor => "gvisor",
+            Backend::Podman => "podman",
+        }
+    }
+
+    /// False when `SANDBOX_TEST_BACKENDS` leaves this backend out; the caller says so and
+    /// returns.
+    pub fn selected(self) -> bool {
+        let chosen = std::env::var("SANDBOX_TEST_BACKENDS")
+            .map(|list| list.split(',').any(|name| name.trim() == self.name()))
+            .unwrap_or(true);
+        if !chosen {
+            eprintln!(
+                "SKIPPED on {}: SANDBOX_TEST_BACKENDS does not name it",
+                self.name()
+            );
+        }
+        chosen
+    }
+
+    pub fn engine(self) -> EngineChoice {
+        match self {
+            Backend::Docker | Backend::Gvisor => EngineChoice::Docker,
+            Backend::Podman => EngineChoice::Podman,
+        }
+    }
+
+    /// `limits` with this backend's runtime.
+    pub fn limits(self, limits: &Limits) -> Limits {
+        Limits {
+            runtime: (self == Backend::Gvisor).then(|| "runsc".to_owned()),
+            ..limits.clone()
+        }
+    }
+
+    pub fn config(self, pool_size: usize) -> SandboxConfig {
+        SandboxConfig {
+            engine: self.engine(),
+            pool_size,
+            ..SandboxConfig::default()
+        }
+    }
+
+    /// A sandbox on this backend with `limits` (and this backend's runtime).
+    pub async fn sandbox(self, limits: &Limits, pool_size: usize) -> Sandbox {
+        match Sandbox::start(&self.config(pool_size), &self.limits(limits)).await {
+            Ok(s) => s,
+            Err(e) => panic!(
+                "the {} backend is not ready (leave it out with SANDBOX_TEST_BACKENDS): {e}",
+                self.name()
+            ),
+        }
+    }
+
+    /// Runs one snippet in a fresh sandbox on this backend, then tears the sandbox down.
+    pub async fn run(self, limits: &Limits, language: Language, code: &str) -> Execution {
+        let sandbox = self.sandbox(limits, 0).await;
+        let result = sandbox.run(language, code, std::future::pending()).await;
+        sandbox.shutdown().await;
+        result.unwrap_or_else(|e| panic!("run on {} failed: {e}", self.name()))
+    }
+
+    pub async fn run_py(self, code: &str) -> Execution {
+        self.run(&tight_limits(), Language::Python, code).await
+    }
+
+    pub async fn run_js(self, code: &str) -> Execution {
+        self.run(&tight_limits(), Language::JavaScript, code).await
+    }
+}
+
+/// Defines a container test once and runs it on every [`Backend`]: `name::docker`,
+/// `name::gvisor` and `name::podman`.
+#[macro_export]
+macro_rules! on_every_backend {
+    ($(#[$meta:meta])* async fn $name:ident($backend:ident) $body:block) => {
+        $(#[$meta])*
+        mod $name {
+            #[allow(unused_imports)]
+            use super::*;
+
+            async fn check($backend: $crate::common::Backend) $body
+
+            #[tokio::test]
+            async fn docker() {
+                if $crate::common::Backend::Docker.selected() {
+                    check($crate::common::Backend::Docker).await
+                }
+            }
+
+            #[tokio::test]
+            async fn gvisor() {
+                if $crate::common::Backend::Gvisor.selected() {
+                    check($crate::common::Backend::Gvisor).await
+                }
+            }
+
+            #[tokio::test]
+            async fn podman() {
+                if $crate::common::Backend::Podman.selected() {
+                    check($crate::common::Backend::Podman).await
+                }
+            }
+        }
+    };
 }

@@ -121,8 +121,15 @@ fn engine_and_image_problems_are_explained() {
         .args(["run", &file])
         .assert()
         .code(125)
-        .stderr(contains("cannot reach the container engine"))
+        .stderr(contains("cannot reach a container engine"))
         .stderr(contains("hint"));
+    gateway()
+        .args(["--engine", "dockr", "run", &file])
+        .assert()
+        .code(2)
+        .stderr(contains(
+            "expected auto, docker, podman or a unix:// socket URL",
+        ));
     gateway()
         .args([
             "run",
@@ -154,6 +161,34 @@ fn doctor_checks_the_host_and_the_limits() {
         .stdout(contains("snippets run as uid 65534"))
         .stdout(contains("memory limit 512MiB (policy: 512MiB)"))
         .stdout(contains("all checks passed"));
+}
+
+#[test]
+fn doctor_proves_each_isolation_level() {
+    if common::Backend::Gvisor.selected() {
+        gateway()
+            .args(["--policy", "strict-gvisor", "doctor"])
+            .assert()
+            .code(0)
+            .stdout(contains("snippets see gVisor's kernel"))
+            .stdout(contains("process limit 64 (policy: 64)"))
+            .stdout(contains("memory limit 256MiB (policy: 256MiB)"))
+            .stdout(contains("all checks passed"));
+    }
+    if common::Backend::Podman.selected() {
+        gateway()
+            .args(["--engine", "podman", "doctor"])
+            .assert()
+            .code(0)
+            .stdout(contains("container engine Podman"))
+            .stdout(contains("snippets share the host's kernel"))
+            .stdout(contains("all checks passed"));
+        gateway()
+            .args(["--engine", "podman", "--policy", "strict-gvisor", "doctor"])
+            .assert()
+            .code(1)
+            .stdout(contains("Podman cannot run these snippets under `runsc`"));
+    }
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! Nothing is left behind: containers are removed after every kind of ending, pools are
 //! drained at shutdown, and leftovers of a dead gateway are reaped at the next start.
 //! A test binary of its own, so its containers (labelled with this process's pid) are the
-//! only ones carrying that owner label.
+//! only ones carrying that owner label; the backends take turns for the same reason.
 
 mod common;
 
@@ -12,7 +12,7 @@ use bollard::models::ContainerCreateBody;
 use code_sandbox_mcp::analysis::Language;
 use code_sandbox_mcp::sandbox::container::{LABEL_MANAGED, LABEL_OWNER, owner};
 use code_sandbox_mcp::sandbox::{Engine, images};
-use common::tight_limits;
+use common::{Backend, tight_limits};
 
 async fn containers_with_owner(engine: &Engine, owner: &str) -> Vec<String> {
     code_sandbox_mcp::sandbox::container::list_labelled(engine, &format!("{LABEL_OWNER}={owner}"))
@@ -25,15 +25,24 @@ async fn containers_with_owner(engine: &Engine, owner: &str) -> Vec<String> {
 
 #[tokio::test]
 async fn no_container_survives_any_ending_and_leftovers_are_reaped() {
+    for backend in [Backend::Docker, Backend::Gvisor, Backend::Podman] {
+        if backend.selected() {
+            check(backend).await;
+        }
+    }
+}
+
+async fn check(backend: Backend) {
+    let name = backend.name();
     let limits = code_sandbox_mcp::policy::Limits {
         timeout: Duration::from_secs(2),
         ..tight_limits()
     };
-    let sandbox = common::sandbox(&limits, 2).await;
+    let sandbox = backend.sandbox(&limits, 2).await;
     let engine = sandbox.engine().clone();
     assert!(
         sandbox.wait_warm(2, Duration::from_secs(60)).await,
-        "the pool did not fill"
+        "{name}: the pool did not fill"
     );
     let endings = [
         ("print('normal')", None),
@@ -63,12 +72,12 @@ async fn no_container_survives_any_ending_and_leftovers_are_reaped() {
         )
         .await
         .unwrap();
-    assert_eq!(js.stdout, "1\n");
+    assert_eq!(js.stdout, "1\n", "{name}");
     sandbox.shutdown().await;
     assert_eq!(
         containers_with_owner(&engine, &owner()).await,
         Vec::<String>::new(),
-        "containers left behind"
+        "{name}: containers left behind"
     );
 
     // A container left by a gateway that died (its pid no longer exists) is reaped at start.
@@ -91,11 +100,15 @@ async fn no_container_survives_any_ending_and_leftovers_are_reaped() {
         )
         .await
         .unwrap();
-    assert_eq!(containers_with_owner(&engine, &dead_owner).await.len(), 1);
-    let restarted = common::sandbox(&limits, 0).await;
+    assert_eq!(
+        containers_with_owner(&engine, &dead_owner).await.len(),
+        1,
+        "{name}"
+    );
+    let restarted = backend.sandbox(&limits, 0).await;
     assert!(
         containers_with_owner(&engine, &dead_owner).await.is_empty(),
-        "the leftover was not reaped"
+        "{name}: the leftover was not reaped"
     );
     restarted.shutdown().await;
 }

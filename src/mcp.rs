@@ -478,6 +478,8 @@ fn environments_resource(shared: &Shared) -> String {
         },
         "work_dir": "/work",
         "network": "none",
+        "engine": config.engine.to_string(),
+        "container_runtime": shared.gateway.policy.limits.runtime.clone().unwrap_or_else(|| "engine default".into()),
         "tools": ["run_python_code", "run_javascript_code", "run_js_code", "check_code"],
     });
     serde_json::to_string_pretty(&value).expect("json")

@@ -5,6 +5,7 @@ Run by tests/mcp_python.rs as: python python_client.py SERVER_BINARY POLICY_FILE
 """
 
 import asyncio
+import json
 import os
 import socket
 import subprocess
@@ -74,6 +75,8 @@ async def check_stdio():
             assert {"policy://active", "sandbox://environments"} <= resources, resources
             policy = await session.read_resource("policy://active")
             assert "process-exec" in policy.contents[0].text
+            environments = json.loads((await session.read_resource("sandbox://environments")).contents[0].text)
+            assert environments["engine"] == "auto" and environments["network"] == "none", environments
             print("ok resources")
 
             bad = await session.call_tool("run_python_code", {"code": 42})

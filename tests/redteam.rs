@@ -116,17 +116,9 @@ on_every_backend! {
 }
 
 on_every_backend! {
-    /// pydoc.pipepager hands its second argument to a shell.
-    async fn missed_pydoc_pipepager_shell_is_unprivileged(backend) {
-        let code = "import pydoc\npydoc.pipepager('', 'id -u > /work/pp_rt.txt; (echo x > /etc/rt) 2>/dev/null && echo wrote >> /work/pp_rt.txt || echo read-only >> /work/pp_rt.txt')\nprint(open('/work/pp_rt.txt').read())\n";
-        let e = backend.run_py(code).await;
-        assert!(e.stdout.starts_with("65534\nread-only"), "{e:?}");
-    }
-}
-
-on_every_backend! {
-    /// Network reached through APIs the rule does not list: multiprocessing.connection, an event
-    /// loop's create_connection, and urllib.request reached through a bare `import urllib`.
+    /// Network reached through an event loop's create_connection, which the analyzer misses,
+    /// and, run directly, multiprocessing.connection and urllib.request after a bare
+    /// `import urllib` (both caught since; see the red-team fixture).
     async fn missed_network_paths_find_no_network(backend) {
         let code = r#"import asyncio
 import multiprocessing.connection
@@ -156,26 +148,6 @@ except Exception as e:
 }
 
 on_every_backend! {
-    /// numpy.ctypeslib loads a shared library without naming ctypes; the native code still runs
-    /// as nobody.
-    async fn missed_numpy_ctypeslib_native_code_runs_as_nobody(backend) {
-        let code = "import os\nimport numpy\nfor d in ['/lib/x86_64-linux-gnu', '/usr/lib/x86_64-linux-gnu', '/lib/aarch64-linux-gnu', '/usr/lib/aarch64-linux-gnu', '/lib']:\n    if os.path.exists(d + '/libc.so.6'):\n        libc_rt = numpy.ctypeslib.load_library('libc.so.6', d)\n        break\nprint(libc_rt.getuid(), libc_rt.setuid(0), libc_rt.getuid())\n";
-        let e = backend.run_py(code).await;
-        assert_eq!(e.stdout, "65534 -1 65534\n", "{e:?}");
-    }
-}
-
-on_every_backend! {
-    /// A variable the gateway did not pass through is absent, however os is reached.
-    async fn missed_private_os_alias_finds_no_host_secret(backend) {
-        assert!(std::env::var("CARGO_PKG_NAME").is_ok(), "run under cargo");
-        let code = "import tempfile\nprint(tempfile._os.environ.get('CARGO_PKG_NAME'))\n";
-        let e = backend.run_py(code).await;
-        assert_eq!(e.stdout, "None\n", "{e:?}");
-    }
-}
-
-on_every_backend! {
     /// JavaScript: `require` kept in an array, and a module written then required.
     async fn missed_javascript_require_tricks_run_only_as_nobody(backend) {
         let code = "const holderRt = [require];\nconst cpRt = holderRt[0]('child_process');\nconsole.log(cpRt.execSync('id -u').toString().trim());\nconst fsRt = holderRt[0]('f' + 's');\nfsRt.writeFileSync('helper_rt.js', \"module.exports = (() => { try { require('fs').writeFileSync('/etc/rt', 'x'); return 'wrote'; } catch (e) { return e.code; } })();\");\nconsole.log(require('./helper_rt.js'));\n";
@@ -185,7 +157,38 @@ on_every_backend! {
     }
 }
 
-// --- Payloads run directly in the sandbox, bypassing the policy.
+// --- Payloads run directly in the sandbox, bypassing the policy. The first three were
+// analyzer misses, caught since (their snippets are in the red-team fixture): the container
+// still holds when they are run directly.
+
+on_every_backend! {
+    /// pydoc.pipepager hands its second argument to a shell.
+    async fn payload_pydoc_pipepager_shell_is_unprivileged(backend) {
+        let code = "import pydoc\npydoc.pipepager('', 'id -u > /work/pp_rt.txt; (echo x > /etc/rt) 2>/dev/null && echo wrote >> /work/pp_rt.txt || echo read-only >> /work/pp_rt.txt')\nprint(open('/work/pp_rt.txt').read())\n";
+        let e = backend.run_py(code).await;
+        assert!(e.stdout.starts_with("65534\nread-only"), "{e:?}");
+    }
+}
+
+on_every_backend! {
+    /// numpy.ctypeslib loads a shared library without naming ctypes; the native code still runs
+    /// as nobody.
+    async fn payload_numpy_ctypeslib_native_code_runs_as_nobody(backend) {
+        let code = "import os\nimport numpy\nfor d in ['/lib/x86_64-linux-gnu', '/usr/lib/x86_64-linux-gnu', '/lib/aarch64-linux-gnu', '/usr/lib/aarch64-linux-gnu', '/lib']:\n    if os.path.exists(d + '/libc.so.6'):\n        libc_rt = numpy.ctypeslib.load_library('libc.so.6', d)\n        break\nprint(libc_rt.getuid(), libc_rt.setuid(0), libc_rt.getuid())\n";
+        let e = backend.run_py(code).await;
+        assert_eq!(e.stdout, "65534 -1 65534\n", "{e:?}");
+    }
+}
+
+on_every_backend! {
+    /// A variable the gateway did not pass through is absent, however os is reached.
+    async fn payload_private_os_alias_finds_no_host_secret(backend) {
+        assert!(std::env::var("CARGO_PKG_NAME").is_ok(), "run under cargo");
+        let code = "import tempfile\nprint(tempfile._os.environ.get('CARGO_PKG_NAME'))\n";
+        let e = backend.run_py(code).await;
+        assert_eq!(e.stdout, "None\n", "{e:?}");
+    }
+}
 
 on_every_backend! {
     async fn payload_write_to_etc_fails(backend) {

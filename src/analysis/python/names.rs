@@ -28,6 +28,11 @@ pub(super) const EVAL_NAMES: &[&str] = &[
     "profile.runctx",
     "cProfile.run",
     "cProfile.runctx",
+    "trace.Trace",
+    "doctest.run_docstring_examples",
+    "doctest.testmod",
+    "doctest.testfile",
+    "doctest.DocTestRunner",
 ];
 
 /// Of [`EVAL_NAMES`], those that also accept callables: a call whose statements are all

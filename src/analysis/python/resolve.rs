@@ -44,7 +44,8 @@ impl<'s, 't> Python<'s, 't> {
         dedup_capped(expanded)
     }
 
-    /// Byte offsets in `name` where a module reached as an attribute of a module starts.
+    /// Byte offsets in `name` where a module reached as an attribute of a module starts,
+    /// past any leading underscores of a private alias (`tempfile._os`).
     pub(super) fn reexports(&self, name: &str) -> Vec<usize> {
         let mut offsets = Vec::new();
         let Some(root) = name.split('.').next() else {
@@ -55,8 +56,12 @@ impl<'s, 't> Python<'s, 't> {
         }
         let mut at = root.len() + 1;
         for part in name.split('.').skip(1) {
+            // `tempfile._os` is `os` under a private name.
+            let public = part.trim_start_matches('_');
             if REEXPORTED_MODULES.contains(&part) {
                 offsets.push(at);
+            } else if public.len() < part.len() && REEXPORTED_MODULES.contains(&public) {
+                offsets.push(at + part.len() - public.len());
             }
             at += part.len() + 1;
         }

@@ -74,10 +74,11 @@ fn strict_denies_every_javascript_snippet() {
 // --- Evasions the analyzer misses (strict allows them): the container holds.
 
 on_every_backend! {
-    /// A module object kept in a list, then called through it: the analyzer loses the binding.
-    /// The shell runs, but as nobody, with no capabilities and a read-only root.
-    async fn missed_module_in_a_container_runs_a_shell_only_as_nobody(backend) {
-        let code = "import os\nholder_rt = [os]\nout_rt = holder_rt[0].popen(\"id -u; grep CapEff /proc/self/status; touch /etc/rt 2>/dev/null && echo wrote || echo read-only\").read()\nprint(out_rt)\n";
+    /// A module object passed to a function as an argument: the analyzer does not follow
+    /// arguments into parameters. (Kept in a list or dict, it is caught since.) The shell runs,
+    /// but as nobody, with no capabilities and a read-only root.
+    async fn missed_module_passed_as_an_argument_runs_a_shell_only_as_nobody(backend) {
+        let code = "import os\ndef run_rt(m):\n    return m.popen(\"id -u; grep CapEff /proc/self/status; touch /etc/rt 2>/dev/null && echo wrote || echo read-only\").read()\nprint(run_rt(os))\n";
         assert_eq!(
             load("strict")
                 .unwrap()

@@ -219,6 +219,9 @@ pub(super) fn is_stdlib_module(name: &str) -> bool {
 
 /// Marker meaning "the module's global namespace" (`globals()`, `vars()`).
 pub(super) const GLOBALS: &str = "<globals>";
+/// Suffix meaning "an element of a container holding this": `holder = [os]` makes `holder`
+/// mean `os[]`, and `holder[0]` (any key) means `os` again.
+pub(super) const ELEMENT: &str = "[]";
 /// Marker prefix of what `operator.attrgetter('a')` returns: calling it looks `a` up.
 pub(super) const ATTRGETTER: &str = "<attrgetter>";
 /// Marker prefix of what `operator.methodcaller('m')` returns: calling it calls `.m()`.

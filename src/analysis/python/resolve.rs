@@ -2,7 +2,9 @@
 
 use tree_sitter::Node;
 
-use super::names::{ATTRGETTER, GLOBALS, IMPORT_FUNCTIONS, METHODCALLER, REEXPORTED_MODULES};
+use super::names::{
+    ATTRGETTER, ELEMENT, GLOBALS, IMPORT_FUNCTIONS, METHODCALLER, REEXPORTED_MODULES,
+};
 use super::{CallArgs, Python, canonical, namespace_of_method, normalize, unparenthesized};
 use crate::analysis::collect::{
     MAX_CANDIDATES, MAX_EXPR_DEPTH, dedup_capped, named_children, qualify,
@@ -111,14 +113,29 @@ impl<'s, 't> Python<'s, 't> {
                         .map(|item| self.resolve(item, depth))
                         .unwrap_or_default();
                 }
-                let Some(key) = self.fold(key, depth) else {
-                    return Vec::new();
-                };
                 let values = self.resolve(value, depth);
-                values
+                // An element of a container bound to a name, whatever the key.
+                let mut names: Vec<String> = values
                     .iter()
-                    .flat_map(|v| self.lookup_in_namespace(v, &key))
-                    .collect()
+                    .filter_map(|v| v.strip_suffix(ELEMENT).map(str::to_owned))
+                    .collect();
+                if let Some(key) = self.fold(key, depth) {
+                    names.extend(
+                        values
+                            .iter()
+                            .flat_map(|v| self.lookup_in_namespace(v, &key)),
+                    );
+                }
+                names
+            }
+            // `holder = [os]`, `{"m": os}`: what the container holds, marked as its elements.
+            "list" | "tuple" | "set" => self.elements(named_children(node), depth),
+            "dictionary" => {
+                let values = named_children(node)
+                    .into_iter()
+                    .filter_map(|pair| pair.child_by_field_name("value"))
+                    .collect();
+                self.elements(values, depth)
             }
             "call" => self.resolve_call(node, depth),
             "parenthesized_expression" => match named_children(node).as_slice() {
@@ -127,6 +144,19 @@ impl<'s, 't> Python<'s, 't> {
             },
             _ => Vec::new(),
         }
+    }
+
+    /// The meanings of a container's items, each marked as an element ([`ELEMENT`]).
+    fn elements(&mut self, items: Vec<Node<'t>>, depth: usize) -> Vec<String> {
+        let mut names = Vec::new();
+        for item in items {
+            for name in self.resolve(item, depth) {
+                if !name.ends_with(ELEMENT) {
+                    names.push(format!("{name}{ELEMENT}"));
+                }
+            }
+        }
+        names
     }
 
     /// An identifier's meanings: its bindings, plus the name itself (a binding in a branch

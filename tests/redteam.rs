@@ -149,9 +149,18 @@ except Exception as e:
 }
 
 on_every_backend! {
-    /// JavaScript: `require` kept in an array, and a module written then required.
-    async fn missed_javascript_require_tricks_run_only_as_nobody(backend) {
-        let code = "const holderRt = [require];\nconst cpRt = holderRt[0]('child_process');\nconsole.log(cpRt.execSync('id -u').toString().trim());\nconst fsRt = holderRt[0]('f' + 's');\nfsRt.writeFileSync('helper_rt.js', \"module.exports = (() => { try { require('fs').writeFileSync('/etc/rt', 'x'); return 'wrote'; } catch (e) { return e.code; } })();\");\nconsole.log(require('./helper_rt.js'));\n";
+    /// JavaScript: a module written to the work dir, then required by a literal path; the
+    /// analyzer cannot see its contents. (`require` kept in an array is caught since.)
+    async fn missed_javascript_written_then_required_module_runs_only_as_nobody(backend) {
+        let code = "require('fs').writeFileSync('helper_rt.js', \"const cp = require('child_' + 'process'); let etc; try { require('fs').writeFileSync('/etc/rt', 'x'); etc = 'wrote'; } catch (e) { etc = e.code; } module.exports = cp.execSync('id -u').toString().trim() + '\\\\n' + etc;\");\nconsole.log(require('./helper_rt.js'));\n";
+        assert_eq!(
+            load("strict")
+                .unwrap()
+                .judge(&analyze(Language::JavaScript, code.as_bytes()))
+                .verdict,
+            Verdict::Allow,
+            "the analyzer now catches this: move it to the fixtures"
+        );
         let e = backend.run_js(code).await;
         let etc = if backend == common::Backend::Gvisor { "EACCES" } else { "EROFS" };
         assert_eq!(e.stdout, format!("65534\n{etc}\n"), "{e:?}");

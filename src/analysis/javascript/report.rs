@@ -352,7 +352,16 @@ impl<'s, 't> JavaScript<'s, 't> {
                 format!("`{name}` reaches engine internals"),
             );
         }
-        if !called && LOADERS.contains(&name.as_str()) && name != "require" {
+        // Aliases of `require` are followed (`const r = require`), but not into containers or
+        // parameters: `[require][0](...)`, `{ r: require }`, `((r) => r(...))(require)`.
+        let require_escapes = name == "require"
+            && (node.kind() == "shorthand_property_identifier"
+                || self.tree.parent(node).is_some_and(|p| match p.kind() {
+                    "array" | "arguments" => true,
+                    "pair" => p.child_by_field_name("value") == Some(node),
+                    _ => false,
+                }));
+        if !called && LOADERS.contains(&name.as_str()) && (name != "require" || require_escapes) {
             out.dynamic(
                 node,
                 DynamicKind::DynamicImport,

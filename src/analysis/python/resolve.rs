@@ -146,10 +146,18 @@ impl<'s, 't> Python<'s, 't> {
         }
     }
 
-    /// The meanings of a container's items, each marked as an element ([`ELEMENT`]).
+    /// The meanings of a container's items, each marked as an element ([`ELEMENT`]). Nested
+    /// containers are skipped: an element of an element is not followed, and deeply nested
+    /// data must not count against the resolution depth.
     fn elements(&mut self, items: Vec<Node<'t>>, depth: usize) -> Vec<String> {
         let mut names = Vec::new();
         for item in items {
+            if matches!(
+                unparenthesized(item).kind(),
+                "list" | "tuple" | "set" | "dictionary"
+            ) {
+                continue;
+            }
             for name in self.resolve(item, depth) {
                 if !name.ends_with(ELEMENT) {
                     names.push(format!("{name}{ELEMENT}"));

@@ -110,28 +110,18 @@ async fn measure(level: &Level, iterations: usize) -> Measured {
         level.name
     );
     let ready = started.elapsed();
-    let mut warm = Vec::new();
-    for _ in 0..iterations {
-        sandbox.wait_warm(2, Duration::from_secs(120)).await;
-        let started = Instant::now();
-        let e = sandbox
-            .run(Language::Python, PRINT, std::future::pending())
-            .await
-            .expect("run");
-        warm.push(started.elapsed());
-        assert_eq!((e.stdout.as_str(), e.exit_code), ("1\n", Some(0)), "{e:?}");
-    }
+    let first = sandbox
+        .run(Language::Python, PRINT, std::future::pending())
+        .await
+        .expect("run");
+    assert_eq!(
+        (first.stdout.as_str(), first.exit_code),
+        ("1\n", Some(0)),
+        "{first:?}"
+    );
+    let mut warm = common::warm_call_times(&sandbox, PRINT, iterations, 2).await;
     let (median, p95) = median_p95(&mut warm);
-    // Back-to-back: the pool refills only as fast as this level starts and warms containers.
-    let calls = iterations.min(15);
-    let started = Instant::now();
-    for _ in 0..calls {
-        sandbox
-            .run(Language::Python, PRINT, std::future::pending())
-            .await
-            .expect("run");
-    }
-    let per_second = calls as f64 / started.elapsed().as_secs_f64();
+    let per_second = common::back_to_back_rate(&sandbox, PRINT, iterations.min(15)).await;
     sandbox.shutdown().await;
     Measured {
         warm: median,

@@ -7,7 +7,6 @@
 mod common;
 
 use common::{median_p95, ms};
-use std::time::{Duration, Instant};
 
 use code_sandbox_mcp::analysis::Language;
 use code_sandbox_mcp::policy::Limits;
@@ -38,17 +37,7 @@ async fn bench(iterations: usize) {
     println!("{iterations} iterations per case, image {image}\n");
     println!("{:<34} {:>10} {:>10}", "case", "median", "p95");
     for (name, code) in [("print(1)", PRINT), ("pandas describe", PANDAS)] {
-        let mut warm = Vec::new();
-        for _ in 0..iterations {
-            sandbox.wait_warm(2, Duration::from_secs(60)).await;
-            let started = Instant::now();
-            let e = sandbox
-                .run(Language::Python, code, std::future::pending())
-                .await
-                .expect("run");
-            warm.push(started.elapsed());
-            assert_eq!(e.exit_code, Some(0), "{e:?}");
-        }
+        let mut warm = common::warm_call_times(&sandbox, code, iterations, 2).await;
         let mut cold = common::docker_run_times(&image, code, iterations.min(15));
         let (wm, wp) = median_p95(&mut warm);
         let (cm, cp) = median_p95(&mut cold);
@@ -71,15 +60,7 @@ async fn bench(iterations: usize) {
         );
     }
     // Sustained: back-to-back calls, the pool refilling as fast as the engine creates containers.
-    let calls = iterations;
-    let started = Instant::now();
-    for _ in 0..calls {
-        sandbox
-            .run(Language::Python, PRINT, std::future::pending())
-            .await
-            .expect("run");
-    }
-    let per_second = calls as f64 / started.elapsed().as_secs_f64();
+    let per_second = common::back_to_back_rate(&sandbox, PRINT, iterations).await;
     println!("sustained print(1), one caller: {per_second:.1} calls/s");
     sandbox.shutdown().await;
 }

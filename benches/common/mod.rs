@@ -44,3 +44,53 @@ pub fn docker_run_times(image: &str, code: &str, runs: usize) -> Vec<Duration> {
         })
         .collect()
 }
+
+/// Times of `iterations` calls of `code` on a warm container each: before every call the
+/// pool is given time to hold `pool_size` warm containers, so only the call is timed. Each
+/// run must exit 0.
+#[allow(dead_code)]
+pub async fn warm_call_times(
+    sandbox: &code_sandbox_mcp::sandbox::Sandbox,
+    code: &str,
+    iterations: usize,
+    pool_size: usize,
+) -> Vec<Duration> {
+    let mut times = Vec::with_capacity(iterations);
+    for _ in 0..iterations {
+        sandbox.wait_warm(pool_size, Duration::from_secs(120)).await;
+        let started = Instant::now();
+        let e = sandbox
+            .run(
+                code_sandbox_mcp::analysis::Language::Python,
+                code,
+                std::future::pending(),
+            )
+            .await
+            .expect("run");
+        times.push(started.elapsed());
+        assert_eq!(e.exit_code, Some(0), "{e:?}");
+    }
+    times
+}
+
+/// Calls per second of `calls` back-to-back runs of `code`: the pool refills only as fast as
+/// the engine starts and warms containers.
+#[allow(dead_code)]
+pub async fn back_to_back_rate(
+    sandbox: &code_sandbox_mcp::sandbox::Sandbox,
+    code: &str,
+    calls: usize,
+) -> f64 {
+    let started = Instant::now();
+    for _ in 0..calls {
+        sandbox
+            .run(
+                code_sandbox_mcp::analysis::Language::Python,
+                code,
+                std::future::pending(),
+            )
+            .await
+            .expect("run");
+    }
+    calls as f64 / started.elapsed().as_secs_f64()
+}

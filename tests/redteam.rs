@@ -162,7 +162,7 @@ on_every_backend! {
             "the analyzer now catches this: move it to the fixtures"
         );
         let e = backend.run_js(code).await;
-        let etc = if backend == common::Backend::Gvisor { "EACCES" } else { "EROFS" };
+        let etc = backend.etc_write_error();
         assert_eq!(e.stdout, format!("65534\n{etc}\n"), "{e:?}");
     }
 }
@@ -206,9 +206,9 @@ on_every_backend! {
         let e = backend.run_py(code).await;
         assert_eq!(e.stdout.matches("denied").count(), 3, "{e:?}");
         // /var/tmp is world-writable in the image: only the read-only root stops this write,
-        // on every backend (under gVisor, /etc answers EACCES before the mount is considered).
+        // on every backend.
         let e = backend.run_js("for (const p of ['/var/tmp/rt', '/etc/rt']) { try { require('fs').writeFileSync(p, 'x'); console.log('wrote'); } catch (e) { console.log(e.code); } }").await;
-        let etc = if backend == common::Backend::Gvisor { "EACCES" } else { "EROFS" };
+        let etc = backend.etc_write_error();
         assert_eq!(e.stdout, format!("EROFS\n{etc}\n"), "{e:?}");
     }
 }

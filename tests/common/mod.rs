@@ -130,6 +130,16 @@ impl Backend {
         chosen
     }
 
+    /// The error code of creating a file in the read-only `/etc` as the sandbox's user: gVisor
+    /// checks permissions before the read-only mount, Linux the mount first.
+    pub fn etc_write_error(self) -> &'static str {
+        if self == Backend::Gvisor {
+            "EACCES"
+        } else {
+            "EROFS"
+        }
+    }
+
     pub fn engine(self) -> EngineChoice {
         match self {
             Backend::Docker | Backend::Gvisor => EngineChoice::Docker,

@@ -79,8 +79,9 @@ pub fn examples_are_visible(e: &mut Engine, call: NodeId) -> bool {
 }
 
 /// True when nothing sets a docstring or `__test__` behind the binder's back: by name, by a
-/// string naming them, by `doc=`, by copying attributes or setting special ones, by text run
-/// as code, or through the snippet's namespace or module object.
+/// string (folded) naming them, by `doc=`, by a class namespace built at run time (`type(name,
+/// bases, namespace)`), by copying attributes or setting special ones, by text run as code,
+/// or through the snippet's namespace or module object.
 fn nothing_rewrites_docstrings(e: &mut Engine) -> bool {
     if e.rewrites().globals || e.rewrites().definitions {
         return false;
@@ -91,15 +92,15 @@ fn nothing_rewrites_docstrings(e: &mut Engine) -> bool {
             Kind::Bind(sym) | Kind::Name(sym) | Kind::Attr { name: sym, .. } => {
                 special(e.name(sym))
             }
-            Kind::Str { .. } => e.ir.str_value(id).is_some_and(special),
+            Kind::Str { .. } | Kind::Binary { .. } | Kind::Template { .. } => {
+                e.fold(id, 0).is_some_and(|s| special(&s))
+            }
             Kind::Arg {
                 name: Some(sym), ..
             } => e.name(sym) == "doc",
-            Kind::Call { callee, .. } => e
-                .resolve(callee, 0)
-                .to_vec()
-                .iter()
-                .any(|m| matches!(e.path_text(m.value), Some("exec" | "eval"))),
+            Kind::Call { .. } => {
+                e.fold(id, 0).is_some_and(|s| special(&s)) || builds_a_class_namespace(e, id)
+            }
             _ => false,
         };
         if rewrites {
@@ -107,6 +108,24 @@ fn nothing_rewrites_docstrings(e: &mut Engine) -> bool {
         }
     }
     true
+}
+
+/// `type(name, bases, namespace)` and the other ways to make a class from a namespace built at
+/// run time, and text run as code (`exec`, `eval`), any of which may set `__doc__`.
+fn builds_a_class_namespace(e: &mut Engine, call: NodeId) -> bool {
+    let Kind::Call { callee, .. } = e.ir.kind(call) else {
+        return false;
+    };
+    let names: Vec<String> = e
+        .resolve(callee, 0)
+        .iter()
+        .filter_map(|m| e.path_text(m.value).map(str::to_owned))
+        .collect();
+    names.iter().any(|name| match name.as_str() {
+        "type" => e.splatted(call) || e.positional_args(call).len() > 1,
+        "types.new_class" | "dataclasses.make_dataclass" | "exec" | "eval" => true,
+        _ => false,
+    })
 }
 
 /// Queues the examples of every docstring of the snippet for nested analysis (once).
@@ -127,7 +146,9 @@ pub fn queue_examples(e: &mut Engine, call: NodeId) {
         let first_line_start = e.source[..start].rfind('\n').map_or(0, |i| i + 1);
         let mut line_start = first_line_start;
         for line in text.split('\n') {
-            if let Some(example) = example_source(line) {
+            // Doctest expands tabs before it looks for prompts: `>>>\tcode` is an example.
+            let line = expand_tabs(line);
+            if let Some(example) = example_source(&line) {
                 let outer = locate(e.source, line_start, example);
                 code.push_str(example);
                 code.push('\n');
@@ -186,6 +207,33 @@ fn example_source(line: &str) -> Option<&str> {
     None
 }
 
+/// A line with its tabs expanded to every eighth column, as `str.expandtabs()` does.
+fn expand_tabs(line: &str) -> std::borrow::Cow<'_, str> {
+    if !line.contains('\t') {
+        return line.into();
+    }
+    let mut out = String::with_capacity(line.len() + 8);
+    let mut column = 0;
+    for c in line.chars() {
+        match c {
+            '\t' => {
+                let spaces = 8 - column % 8;
+                out.extend(std::iter::repeat_n(' ', spaces));
+                column += spaces;
+            }
+            '\r' => {
+                out.push(c);
+                column = 0;
+            }
+            _ => {
+                out.push(c);
+                column += 1;
+            }
+        }
+    }
+    out.into()
+}
+
 /// Where an example's code stands in the source: on the line that starts at `line_start`,
 /// where the same text is found, or the start of that line.
 fn locate(source: &str, line_start: usize, example: &str) -> usize {
@@ -208,7 +256,18 @@ fn next_line(source: &str, from: usize) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use super::example_source;
+    use super::{example_source, expand_tabs};
+
+    #[test]
+    fn tabs_expand_as_doctest_expands_them() {
+        assert_eq!(expand_tabs("    >>>\tx"), "    >>> x");
+        assert_eq!(expand_tabs("\t>>> x"), "        >>> x");
+        assert_eq!(expand_tabs(">>>\tx"), ">>>     x");
+        assert_eq!(
+            example_source(&expand_tabs("...\t    y")),
+            Some("        y")
+        );
+    }
 
     #[test]
     fn prompts() {

@@ -355,6 +355,9 @@ pub enum Kind {
     Docstring(NodeId),
     /// JavaScript `with (object) body`.
     With,
+    /// A Python type annotation, with its children: evaluated when its definition runs, and
+    /// the strings in it evaluated again, as code, by `typing.get_type_hints`.
+    Annotation,
     /// Anything else, with its children.
     Other,
 }

@@ -227,6 +227,9 @@ fn report_runner(e: &mut Engine, id: NodeId, name: &str, args: &[NodeId]) {
         crate::analysis::docstrings::queue_examples(e, id);
         return;
     }
+    if e.splatted(id) {
+        return; // text behind `*`/`**`: not visible, so text run as code
+    }
     for arg in code_args(e, id, &runner, args) {
         let texts = if runner.visible_is_fine {
             e.fold_candidates(arg)
@@ -260,9 +263,10 @@ pub fn runs_no_text(e: &mut Engine, call: NodeId, m: Meaning) -> bool {
         return false;
     };
     let args = e.positional_args(call);
-    code_args(e, call, runner, &args)
-        .into_iter()
-        .all(|a| is_callable(e, a))
+    !e.splatted(call)
+        && code_args(e, call, runner, &args)
+            .into_iter()
+            .all(|a| is_callable(e, a))
 }
 
 /// True when every text a runner call runs is visible to the analyzer (constant, a
@@ -278,6 +282,9 @@ pub fn all_text_visible(e: &mut Engine, call: NodeId) -> bool {
         };
         if runner.docstrings {
             return crate::analysis::docstrings::examples_are_visible(e, call);
+        }
+        if e.splatted(call) {
+            return false;
         }
         return code_args(e, call, runner, &args)
             .into_iter()

@@ -86,7 +86,10 @@ fn escape(e: &Engine, id: NodeId) -> Option<&'static str> {
                 }
                 // A JavaScript assignment is an expression too: where does its value go?
                 match ir.parent(parent).map(|p| ir.kind(p)) {
-                    Some(Kind::ExprStatement | Kind::Module | Kind::Other) | None => return None,
+                    Some(Kind::ExprStatement | Kind::Module | Kind::Other | Kind::Annotation)
+                    | None => {
+                        return None;
+                    }
                     _ => parent,
                 }
             }
@@ -119,7 +122,7 @@ fn escape(e: &Engine, id: NodeId) -> Option<&'static str> {
             Kind::Function { decorators, .. } if ir.list(decorators).contains(&child) => {
                 return None;
             }
-            Kind::Other | Kind::Function { .. } => {
+            Kind::Other | Kind::Annotation | Kind::Function { .. } => {
                 return Some("used where the analyzer does not follow it");
             }
             _ => return None,
@@ -221,7 +224,8 @@ pub fn is_tracked(e: &Engine, m: Meaning) -> bool {
         | Value::AttrGetter(_)
         | Value::MethodCaller(_)
         | Value::Descriptor(_)
-        | Value::Descriptors(_) => true,
+        | Value::Descriptors(_)
+        | Value::TooMany => true,
         Value::Name(p) => {
             let name = e.paths.text(p);
             let tables = e.dialect.tables();

@@ -2,6 +2,7 @@
 //! about. They ask the engine what names mean and read the dialect's tables; none knows
 //! which language it runs on.
 
+mod annotations;
 mod attributes;
 mod calls;
 mod escapes;
@@ -26,7 +27,9 @@ pub fn report(e: &mut Engine, id: NodeId) {
         Kind::Attr { .. } => {
             attributes::report(e, id);
             uses::report_reference(e, id);
+            annotations::report_annotations_written(e, id);
         }
+        Kind::Bind(_) => annotations::report_annotations_written(e, id),
         Kind::Index { .. } => {
             subscripts::report(e, id);
             uses::report_reference(e, id);
@@ -37,9 +40,17 @@ pub fn report(e: &mut Engine, id: NodeId) {
             paths::report(e, id);
             uses::report_call(e, id);
             literals::report(e, id);
+            annotations::report_annotations_written(e, id);
         }
-        Kind::Str { .. } | Kind::Template { .. } => literals::report_string(e, id),
-        Kind::Binary { .. } => literals::report(e, id),
+        Kind::Str { .. } | Kind::Template { .. } => {
+            literals::report_string(e, id);
+            annotations::report_text(e, id);
+            annotations::report_annotations_written(e, id);
+        }
+        Kind::Binary { .. } => {
+            literals::report(e, id);
+            annotations::report_annotations_written(e, id);
+        }
         _ => {}
     }
     escapes::report(e, id);

@@ -34,6 +34,10 @@ pub fn report(e: &mut Engine, call: NodeId) {
             continue;
         };
         known_function = true;
+        if e.splatted(call) {
+            report_unknown_path(e, call, name);
+            continue;
+        }
         report_arguments(e, call, &name, &function, &args);
     }
     if known_function {
@@ -49,6 +53,10 @@ pub fn report(e: &mut Engine, call: NodeId) {
     }
     let method = e.name(name).to_owned();
     let dialect = e.dialect;
+    if matches!(dialect.path_method(&method), Some(PathMethod::Argument(..))) && e.splatted(call) {
+        report_unknown_path(e, call, format!(".{method}"));
+        return;
+    }
     match dialect.path_method(&method) {
         Some(PathMethod::OnReceiver) => {
             let path = e.fold(object, 0).map(|p| normalize(&p));
@@ -128,6 +136,18 @@ fn report_arguments(
             },
         );
     }
+}
+
+/// A path function given arguments the analyzer cannot line up (`open(*parts)`): whatever
+/// it opens is a path no one can prove.
+fn report_unknown_path(e: &mut Engine, call: NodeId, function: String) {
+    e.push(
+        call,
+        FactKind::Path {
+            function,
+            path: None,
+        },
+    );
 }
 
 /// A URL other than `file:`.

@@ -90,6 +90,17 @@ pub fn report_use(e: &mut Engine, node: NodeId, m: Meaning, site: Site, args: Ve
     if m.held {
         return;
     }
+    if m.value == Value::TooMany {
+        e.dynamic(
+            node,
+            DynamicKind::AnalysisLimit,
+            format!(
+                "more than {} values may flow into this; the analyzer did not follow the rest",
+                crate::analysis::engine::meaning::MAX_MEANINGS - 1
+            ),
+        );
+        return;
+    }
     let Some(name) = e.shown(m.value) else {
         return;
     };

@@ -135,6 +135,9 @@ impl<'a> Engine<'a> {
         let Kind::Name(sym) = self.ir.kind(id) else {
             return Some(vec![id]);
         };
+        if self.is_numeric(id) {
+            return Some(vec![id]); // a number, whatever binds it
+        }
         let lookup = self
             .scopes
             .lookup(sym, self.scopes.scope_of(id), self.dialect.declaring());

@@ -48,6 +48,9 @@ pub enum Value {
     Descriptor(PathId),
     /// All property descriptors of a name (`Object.getOwnPropertyDescriptors(O)`).
     Descriptors(PathId),
+    /// More values than the analysis keeps for one name or expression: the rest were not
+    /// followed, so what this is cannot be judged (an analysis limit wherever it is used).
+    TooMany,
 }
 
 /// A value, or an element of a container holding it (`holder = [os]`: `holder` holds `os`,
@@ -81,13 +84,32 @@ impl Meaning {
 /// Most meanings kept for one name or expression (`f = a.x; f = b.y` gives two).
 pub const MAX_MEANINGS: usize = 8;
 
-/// Adds `m` to `list` unless present or full; true if added.
+/// Adds `m` to `list` unless present; true if the list changed. The last place is kept for
+/// [`Value::TooMany`]: a list that would grow past it records that it overflowed rather than
+/// dropping a meaning silently.
 pub fn add_meaning(list: &mut Vec<Meaning>, m: Meaning) -> bool {
-    if list.len() >= MAX_MEANINGS || list.contains(&m) {
+    if list.contains(&m) {
         return false;
     }
-    list.push(m);
+    if list.len() + 1 < MAX_MEANINGS || m.value == Value::TooMany {
+        list.push(m);
+        return true;
+    }
+    let overflow = Meaning::of(Value::TooMany);
+    if list.contains(&overflow) {
+        return false;
+    }
+    list.push(overflow);
     true
+}
+
+/// `list` cut to [`MAX_MEANINGS`], marking the cut with [`Value::TooMany`].
+pub fn capped(mut list: Vec<Meaning>) -> Vec<Meaning> {
+    if list.len() > MAX_MEANINGS {
+        list.truncate(MAX_MEANINGS - 1);
+        list.push(Meaning::of(Value::TooMany));
+    }
+    list
 }
 
 struct PathEntry {

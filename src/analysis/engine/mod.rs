@@ -51,8 +51,9 @@ pub enum Role {
     RunFromText,
 }
 
-/// Most rounds of binding collection: `b = a; a = os` needs two, and chains rarely more.
-const BINDING_ROUNDS: usize = 4;
+/// Most rounds of binding collection: `b = a; a = os` needs two, and chains rarely more; one
+/// that has not settled by then is reported as an analysis limit.
+const BINDING_ROUNDS: usize = 12;
 /// Separate too-deep regions reported per snippet.
 const MAX_DEEP_REGIONS: usize = 5;
 
@@ -196,13 +197,25 @@ impl<'a> Engine<'a> {
     }
 
     fn settle_bindings(&mut self, binding_nodes: &[NodeId]) {
+        let mut settled = false;
         for _ in 0..BINDING_ROUNDS {
             self.forget();
             if !self.collect_bindings(binding_nodes) {
+                settled = true;
                 break;
             }
         }
         self.forget();
+        if !settled {
+            self.dynamic(
+                self.ir.root(),
+                DynamicKind::AnalysisLimit,
+                format!(
+                    "names are bound through a chain longer than {BINDING_ROUNDS} steps; the \
+                     analyzer did not follow it to its end"
+                ),
+            );
+        }
     }
 
     /// What the snippet may rewrite behind the binder's back.

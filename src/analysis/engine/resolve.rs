@@ -5,7 +5,7 @@
 
 use std::rc::Rc;
 
-use super::meaning::{MAX_MEANINGS, Meaning, Namespace, PathId, Value, add_meaning};
+use super::meaning::{Meaning, Namespace, PathId, Value, add_meaning, capped};
 use super::scopes::{Declaring, MODULE_SCOPE, ScopeKind};
 use super::{Engine, MAX_EXPR_DEPTH, Memo};
 use crate::analysis::dialect::{CallKind, FreeName, NamespaceMember};
@@ -27,9 +27,7 @@ impl<'a> Engine<'a> {
             return Rc::from([]);
         }
         self.memo[id as usize] = Memo::InProgress;
-        let mut found = self.resolve_uncached(id, depth + 1);
-        found.truncate(MAX_MEANINGS);
-        let found: Rc<[Meaning]> = found.into();
+        let found: Rc<[Meaning]> = capped(self.resolve_uncached(id, depth + 1)).into();
         self.memo[id as usize] = Memo::Known(Rc::clone(&found));
         found
     }
@@ -279,6 +277,8 @@ impl<'a> Engine<'a> {
             return Vec::new();
         }
         match m.value {
+            // Whatever it was, its members are not known either.
+            Value::TooMany => vec![m],
             // `import __main__; __main__.x`, `from __main__ import x`: the snippet's own global.
             Value::Module(p) if self.dialect.is_own_module(self.paths.text(p)) => {
                 self.module_level_name(name)
@@ -436,6 +436,19 @@ impl<'a> Engine<'a> {
                 _ => None,
             })
             .collect()
+    }
+
+    /// True when a call passes arguments the analyzer cannot line up with the parameters
+    /// (`f(*args)`, `f(**kwargs)`, `f(...items)`): any argument it looks for by position or
+    /// keyword may be among them, so a check that reads arguments must fail closed.
+    pub fn splatted(&self, call: NodeId) -> bool {
+        let Kind::Call { args, .. } = self.ir.kind(call) else {
+            return false;
+        };
+        self.ir
+            .list(args)
+            .iter()
+            .any(|&a| matches!(self.ir.kind(a), Kind::Arg { splat, .. } if splat != Splat::None))
     }
 
     /// The keyword argument `name=` of a call.

@@ -812,6 +812,11 @@ impl<'s> Lower<'s> {
     }
 
     fn other(&mut self, node: Node) -> NodeId {
+        self.wrap(node, Kind::Other)
+    }
+
+    /// A node of `kind` (one that keeps no fields) with every child lowered.
+    fn wrap(&mut self, node: Node, kind: Kind) -> NodeId {
         let id = self.b.open(node.start_byte(), node.end_byte());
         let mark = self.b.mark();
         for child in named_children(node) {
@@ -825,7 +830,7 @@ impl<'s> Lower<'s> {
             }
         }
         self.b.discard(mark);
-        self.b.close(id, Kind::Other);
+        self.b.close(id, kind);
         id
     }
 
@@ -1199,9 +1204,38 @@ impl<'s> Lower<'s> {
             }
             "keyword_argument" | "list_splat_pattern" => self.argument(node),
             "dotted_name" => self.dotted_expr(node),
-            "type" => self.other(node),
+            "type" => self.wrap(node, Kind::Annotation),
+            "generic_type" => self.generic_type(node),
             _ => self.other(node),
         }
+    }
+
+    /// `List["Node"]` where the grammar reads a type: a subscript like any other, so a typing
+    /// construct's arguments (a `Literal`'s values) are told apart from the types it takes.
+    fn generic_type(&mut self, node: Node) -> NodeId {
+        let id = self.b.open(node.start_byte(), node.end_byte());
+        let children = named_children(node);
+        let object = self.opt_expr(
+            children
+                .iter()
+                .find(|c| c.kind() != "type_parameter")
+                .copied(),
+        );
+        let arguments: Vec<Node> = children
+            .iter()
+            .filter(|c| c.kind() == "type_parameter")
+            .flat_map(|p| named_children(*p))
+            .map(|t| match t.kind() {
+                "type" => named_children(t).first().copied().unwrap_or(t),
+                _ => t,
+            })
+            .collect();
+        let key = match arguments.as_slice() {
+            [one] => self.expr(*one),
+            many => self.sequence(node, CollectionKind::Tuple, many),
+        };
+        self.b.close(id, Kind::Index { object, key });
+        id
     }
 
     /// `a < b < c`: a chain of comparisons, each a boolean.

@@ -2,6 +2,8 @@
 //! into the shared syntax; `tables` lists the names; `sizes` finds allocations too large for
 //! any sandbox; this file answers the engine's questions.
 
+mod backends;
+mod expressions;
 mod lower;
 mod sizes;
 pub mod tables;
@@ -18,7 +20,7 @@ use super::dialect::{
 use super::engine::Engine;
 use super::engine::meaning::Value;
 use super::engine::scopes::Declaring;
-use super::ir::{Kind, NodeId};
+use super::ir::{ConstKind, Kind, NodeId};
 use tables::{REEXPORTED_MODULES, is_builtin, is_stdlib_module, is_submodule};
 
 pub struct Python;
@@ -276,7 +278,10 @@ impl Dialect for Python {
             Kind::Call { .. } => {
                 sizes::report_call(e, id);
                 report_pickled_arrays(e, id);
+                expressions::report(e, id);
+                backends::report(e, id);
             }
+            Kind::Assign { .. } => backends::report(e, id),
             Kind::Binary { .. } => sizes::report_binary(e, id),
             Kind::Name(sym)
                 if e.name(sym) == "__builtins__" && super::detect::is_maximal(e, id) =>
@@ -301,14 +306,13 @@ fn report_pickled_arrays(e: &mut Engine, call: NodeId) {
         .resolve(callee, 0)
         .iter()
         .any(|m| matches!(m.value, Value::Name(p) if e.paths.text(p) == "numpy.load"));
-    let allows = e.arg(call, 2, "allow_pickle").is_some_and(|v| {
-        !matches!(
-            e.ir.kind(v),
-            Kind::Const(
-                crate::analysis::ir::ConstKind::False | crate::analysis::ir::ConstKind::Null
-            )
-        ) && e.int_value(v, false) != Some(0)
-    });
+    let allows = e.splatted(call)
+        || e.arg(call, 2, "allow_pickle").is_some_and(|v| {
+            !matches!(
+                e.ir.kind(v),
+                Kind::Const(ConstKind::False | ConstKind::Null)
+            ) && e.int_value(v, false) != Some(0)
+        });
     if loads && allows {
         let pickle = e.path_meaning("pickle.load", "pickle".len());
         super::detect::report_use(e, call, pickle, super::detect::Site::Call, Vec::new());

@@ -1,0 +1,141 @@
+//! Text the typing machinery runs as code. `typing.get_type_hints` (and everything built on it:
+//! `functools.singledispatch`, dataclass tools, validators) evaluates every string in an
+//! annotation, in a generic's subscript (`list["Node"]`), in a `TypeVar` bound and in a
+//! `ForwardRef` as an expression, with the defining module's globals. Those strings are read as
+//! code where they stand; one the analyzer cannot read, or annotations set at run time
+//! (`f.__annotations__ = {...}`, a class namespace built by `type()`), are text run as code.
+
+use crate::analysis::NestedCode;
+use crate::analysis::engine::Engine;
+use crate::analysis::engine::meaning::Value;
+use crate::analysis::engine::rewrites::is_store_target;
+use crate::analysis::facts::DynamicKind;
+use crate::analysis::ir::{CollectionKind, Kind, NodeId};
+
+/// The attribute that holds annotations.
+const ANNOTATIONS: &str = "__annotations__";
+
+/// Methods that change a dictionary in place.
+const MUTATING_METHODS: &[&str] = &["update", "setdefault", "__setitem__", "__ior__", "pop"];
+
+/// A string or template literal: read as code when the typing machinery evaluates it.
+pub fn report_text(e: &mut Engine, id: NodeId) {
+    if !evaluated_as_a_type(e, id) {
+        return;
+    }
+    match e.ir.str_value(id) {
+        Some(text) => {
+            let (start, end) = e.ir.span(id);
+            let span = e.out.span_of(start, end);
+            e.nested.push(NestedCode {
+                code: text.to_owned(),
+                span,
+                origins: None,
+                context: None,
+            });
+        }
+        None => e.dynamic(
+            id,
+            DynamicKind::CodeEval,
+            "a type written as text the analyzer cannot read: `typing.get_type_hints` runs it \
+             as code",
+        ),
+    }
+}
+
+/// `__annotations__` written, or named where it may be: annotations set at run time are text
+/// the analyzer never sees, run as code by `typing.get_type_hints`.
+pub fn report_annotations_written(e: &mut Engine, id: NodeId) {
+    let written = match e.ir.kind(id) {
+        Kind::Attr { name, .. } if e.name(name) == ANNOTATIONS => {
+            is_store_target(e, id) || changed_in_place(e, id)
+        }
+        Kind::Bind(sym) => e.name(sym) == ANNOTATIONS,
+        Kind::Str { .. } | Kind::Binary { .. } | Kind::Template { .. } | Kind::Call { .. } => {
+            e.fold(id, 0).is_some_and(|s| &*s == ANNOTATIONS)
+        }
+        _ => false,
+    };
+    if written {
+        e.dynamic(
+            id,
+            DynamicKind::CodeEval,
+            "annotations set at run time: `typing.get_type_hints` runs them as code",
+        );
+    }
+}
+
+/// `f.__annotations__["x"] = ...`, `f.__annotations__.update(...)`.
+fn changed_in_place(e: &mut Engine, id: NodeId) -> bool {
+    let Some((parent, child)) = e.ir.context(id) else {
+        return false;
+    };
+    match e.ir.kind(parent) {
+        Kind::Index { object, .. } if object == child => is_store_target(e, parent),
+        Kind::Attr { object, name } if object == child => MUTATING_METHODS.contains(&e.name(name)),
+        _ => false,
+    }
+}
+
+/// True when a string stands where the typing machinery evaluates it: in an annotation, in a
+/// generic's subscript (but not a `Literal`'s values or an `Annotated`'s metadata), or as a
+/// `TypeVar`'s bound or constraint.
+fn evaluated_as_a_type(e: &mut Engine, id: NodeId) -> bool {
+    let ir = e.ir;
+    let mut child = id;
+    let mut item_index = None;
+    while let Some(parent) = ir.parent(child) {
+        match ir.kind(parent) {
+            Kind::Annotation => return true,
+            Kind::Index { object, key } if key == child => match typing_name(e, object) {
+                Some(name) if name.ends_with("Literal") => return false,
+                Some(name) if name.ends_with("Annotated") && item_index != Some(0) => {
+                    return false;
+                }
+                Some(_) => return true,
+                None => {}
+            },
+            Kind::Arg { name, .. } => {
+                let call = ir.parent(parent);
+                let is_type_var = call.is_some_and(|c| match ir.kind(c) {
+                    Kind::Call { callee, .. } => {
+                        typing_name(e, callee).is_some_and(|n| n.ends_with("TypeVar"))
+                    }
+                    _ => false,
+                });
+                let first = call.and_then(|c| e.positional_args(c).first().copied());
+                let bound = name.is_some_and(|n| e.name(n) == "bound");
+                // Any other call's arguments are values, not types.
+                return is_type_var && (bound || (name.is_none() && first != Some(child)));
+            }
+            Kind::Collection {
+                kind: CollectionKind::Tuple | CollectionKind::List,
+                items,
+            } => item_index = ir.list(items).iter().position(|&i| i == child),
+            Kind::Paren(_) | Kind::Binary { .. } | Kind::Attr { .. } | Kind::Call { .. } => {}
+            Kind::Index { .. } => {}
+            _ => return false,
+        }
+        child = parent;
+    }
+    false
+}
+
+/// The name of a typing construct or builtin generic an expression stands for (`typing.List`,
+/// `list`, `collections.abc.Callable`).
+fn typing_name(e: &mut Engine, id: NodeId) -> Option<String> {
+    e.resolve(id, 0).iter().find_map(|m| match m.value {
+        Value::Name(p) | Value::Module(p) if !m.held => {
+            let name = e.paths.text(p);
+            let generic = name.starts_with("typing.")
+                || name.starts_with("typing_extensions.")
+                || name.starts_with("collections.abc.")
+                || matches!(
+                    name,
+                    "list" | "dict" | "tuple" | "set" | "frozenset" | "type"
+                );
+            generic.then(|| name.to_owned())
+        }
+        _ => None,
+    })
+}

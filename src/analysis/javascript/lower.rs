@@ -125,11 +125,12 @@ pub fn lower(root: Node, source: &str) -> Lowered {
         .take_while(|c| c.kind() == "expression_statement" || c.kind() == "hash_bang_line")
         .any(|c| {
             named_children(*c).first().is_some_and(|s| {
+                // The directive's text between its quotes; `get` because a string cut short
+                // by a syntax error may end inside a multi-byte character.
+                let quoted = text(*s, source);
                 s.kind() == "string"
-                    && matches!(
-                        &text(*s, source)[1..text(*s, source).len().saturating_sub(1)],
-                        "use strict"
-                    )
+                    && quoted.len() >= 2
+                    && quoted.get(1..quoted.len() - 1) == Some("use strict")
             })
         });
     let id = l.b.open(root.start_byte(), root.end_byte());

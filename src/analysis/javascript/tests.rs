@@ -160,3 +160,19 @@ fn canonical_names() {
     );
     assert_eq!(canonical("require.main.parent.require"), "module.require");
 }
+
+#[test]
+fn a_leading_string_cut_inside_a_character_is_read_without_panic() {
+    // An unterminated string whose text ends inside a byte sequence that is not UTF-8 (found by
+    // the arbitrary-bytes property): reading the `"use strict"` directive must not slice
+    // through a character; the snippet is a parse error like any other broken one.
+    let code: &[u8] = b" A\x01%\x00\x000\n\"\x80\n;'\x00";
+    let found = analyze(Language::JavaScript, code).facts;
+    assert!(found.iter().any(|f| matches!(
+        f.kind,
+        FactKind::Dynamic {
+            kind: DynamicKind::ParseError,
+            ..
+        }
+    )));
+}

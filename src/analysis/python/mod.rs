@@ -5,6 +5,7 @@
 mod backends;
 mod expressions;
 mod lower;
+mod members;
 mod sizes;
 pub mod tables;
 #[cfg(test)]
@@ -50,6 +51,9 @@ impl Dialect for Python {
 
     fn member_module(&self, module: &str, member: &str) -> Option<Cow<'static, str>> {
         let path = format!("{module}.{member}");
+        if let Some(members::Member::Module(target)) = members::member(&path) {
+            return Some(Cow::Borrowed(target));
+        }
         if is_submodule(&path) {
             return Some(Cow::Owned(path));
         }
@@ -68,16 +72,23 @@ impl Dialect for Python {
     }
 
     fn is_module(&self, path: &str) -> bool {
-        is_stdlib_module(path) || is_submodule(path)
+        is_stdlib_module(path) || is_submodule(path) || members::is_module(path)
     }
 
-    /// One spelling per meaning: `posix` and `nt` are the platform modules `os` re-exports,
-    /// `builtins.eval` is `eval` (but `builtins.__dict__` stays the builtins' namespace), and
-    /// `__builtins__` is `builtins`.
+    /// One spelling per meaning: `posix` and `nt` are the platform modules `os` re-exports
+    /// (and `posixpath` is `os.path`, `_io` is `io`), `builtins.eval` is `eval` (but
+    /// `builtins.__dict__` stays the builtins' namespace), `__builtins__` is `builtins`, and a
+    /// function another package took from a module with capabilities is that function
+    /// (`matplotlib.Path` is `pathlib.Path`, as the image's survey says).
     fn canonical(&self, name: &str) -> Option<String> {
-        for alias in ["posix", "nt"] {
+        for (alias, meaning) in [
+            ("posixpath", "os.path"),
+            ("posix", "os"),
+            ("nt", "os"),
+            ("_io", "io"),
+        ] {
             if crate::analysis::is_under(name, alias) {
-                return Some(format!("os{}", &name[alias.len()..]));
+                return Some(format!("{meaning}{}", &name[alias.len()..]));
             }
         }
         if name == "__builtins__" {
@@ -87,7 +98,10 @@ impl Dialect for Python {
             Some(rest) if rest != "__dict__" && !rest.starts_with("__dict__.") => {
                 Some(rest.to_owned())
             }
-            _ => None,
+            _ => match members::member(name) {
+                Some(members::Member::Alias(target)) => Some(target.to_owned()),
+                _ => None,
+            },
         }
     }
 

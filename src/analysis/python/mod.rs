@@ -231,8 +231,11 @@ impl Dialect for Python {
         })
     }
 
+    /// `__dunder__` names, private `_names` (a library's internals: `ndarray.ctypes._ctypes`,
+    /// `ForwardRef._evaluate`) and the members that hand out a capability on whatever object
+    /// has them (an event loop's `subprocess_shell`), which the analyzer cannot type.
     fn is_special_attribute(&self, name: &str) -> bool {
-        name.len() > 4 && name.starts_with("__") && name.ends_with("__")
+        name.starts_with('_') && name.len() > 1 || tables::CAPABILITY_ATTRIBUTES.contains(&name)
     }
 
     fn divides_paths(&self) -> bool {

@@ -547,11 +547,16 @@ impl<'a> Engine<'a> {
                     let objects = first
                         .map(|o| self.resolve(o, depth).to_vec())
                         .unwrap_or_default();
+                    // `attrgetter("a.b")` walks `a`, then `b`.
                     let attr = self.paths.text(attr).to_owned();
-                    objects
-                        .into_iter()
-                        .flat_map(|o| self.member(o, &attr))
-                        .collect()
+                    let mut current = objects;
+                    for part in attr.split('.') {
+                        current = current
+                            .into_iter()
+                            .flat_map(|o| self.member(o, part))
+                            .collect();
+                    }
+                    current
                 }
                 Value::Lookup(ns) => match first.and_then(|k| self.fold(k, depth)) {
                     Some(key) => self.lookup_in(ns, &key),

@@ -4,6 +4,7 @@
 
 mod backends;
 mod expressions;
+mod formats;
 mod lower;
 mod members;
 mod sizes;
@@ -290,6 +291,10 @@ impl Dialect for Python {
         if all_safe { safe.to_owned() } else { name }
     }
 
+    fn report_text(&self, e: &mut Engine, id: NodeId, text: &str) {
+        formats::report_fields(e, id, text);
+    }
+
     fn report(&self, e: &mut Engine, id: NodeId) {
         match e.ir.kind(id) {
             Kind::Call { .. } => {
@@ -297,6 +302,7 @@ impl Dialect for Python {
                 report_pickled_arrays(e, id);
                 expressions::report(e, id);
                 backends::report(e, id);
+                formats::report_call(e, id);
             }
             Kind::Assign { .. } => backends::report(e, id),
             Kind::Binary { .. } => sizes::report_binary(e, id),

@@ -333,6 +333,10 @@ pub trait Dialect: Sync {
         name
     }
 
+    /// Language-specific detections on a string constant (after folding): Python's format
+    /// fields walk the attributes they name (`"{0.__globals__}"`).
+    fn report_text(&self, _engine: &mut Engine, _node: NodeId, _text: &str) {}
+
     /// Language-specific detections for one node, after the shared ones.
     fn report(&self, engine: &mut Engine, node: NodeId);
 }

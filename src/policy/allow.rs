@@ -37,6 +37,14 @@ impl MemberRule {
         }
     }
 
+    /// True when the rule lists `member` by its exact name (an `only` entry, not a pattern).
+    fn names(&self, member: &str) -> bool {
+        match self {
+            MemberRule::Only(list) => list.iter().any(|p| p.text == member),
+            MemberRule::All | MemberRule::Except(_) => false,
+        }
+    }
+
     /// How the rule reads in a finding.
     fn describe(&self) -> String {
         match self {
@@ -127,8 +135,9 @@ impl Allowlist {
         };
         match root {
             Root::Unbound => Ok(()),
-            // A module itself: judged where it is imported or reached.
-            Root::Module(module) if name == module => Ok(()),
+            // A module itself, however it was reached (`from enum import bltns` is
+            // `builtins`): judged as its import.
+            Root::Module(module) if name == module => self.module(language, module),
             Root::Module(module) => {
                 let Some(rule) = module_rule(allow, module) else {
                     return Err(Denied(format!(
@@ -136,24 +145,13 @@ impl Allowlist {
                     )));
                 };
                 let rest = name.strip_prefix(module.as_str()).unwrap_or("");
-                let Some(member) = rest.strip_prefix('.').and_then(|r| r.split('.').next()) else {
-                    return Ok(());
-                };
-                if is_dunder(member) {
-                    return self.attribute(language, member);
-                }
-                if rule.allows(member) {
-                    Ok(())
-                } else {
-                    Err(Denied(format!(
-                        "uses `{module}.{member}`; of `{module}` this policy allows {}",
-                        rule.describe()
-                    )))
+                match rest.strip_prefix('.') {
+                    Some(members) => self.members(language, module, rule, members),
+                    None => Ok(()),
                 }
             }
             Root::Builtin => {
-                let mut parts = name.split('.');
-                let root = parts.next().unwrap_or_default();
+                let (root, members) = name.split_once('.').unwrap_or((name, ""));
                 let Some(rule) = allow.names.get(root) else {
                     let kind = match language {
                         Language::Python => "builtin",
@@ -163,16 +161,47 @@ impl Allowlist {
                         "uses the {kind} `{root}`, which this policy does not allow"
                     )));
                 };
-                match parts.next() {
-                    Some(member) if is_dunder(member) => self.attribute(language, member),
-                    Some(member) if !rule.allows(member) => Err(Denied(format!(
-                        "uses `{root}.{member}`; of `{root}` this policy allows {}",
-                        rule.describe()
-                    ))),
-                    _ => Ok(()),
+                if members.is_empty() {
+                    return Ok(());
                 }
+                self.members(language, root, rule, members)
             }
         }
+    }
+
+    /// Whether the dotted members taken from `owner` may be used: the first by the owner's
+    /// rule, every later one (an attribute of a class, function or object the module holds:
+    /// the analyzer has already named any module along the way by its own name) as an
+    /// attribute of anything, so neither a private `_name` nor an unlisted special attribute
+    /// passes at any depth.
+    fn members(
+        &self,
+        language: Language,
+        owner: &str,
+        rule: &MemberRule,
+        members: &str,
+    ) -> Result<(), Denied> {
+        let mut parts = members.split('.');
+        let first = parts.next().unwrap_or_default();
+        if is_dunder(first) {
+            self.attribute(language, first)?;
+        } else if !rule.allows(first) {
+            return Err(Denied(format!(
+                "uses `{owner}.{first}`; of `{owner}` this policy allows {}",
+                rule.describe()
+            )));
+        }
+        for part in parts {
+            if is_dunder(part) {
+                self.attribute(language, part)?;
+            } else if part.starts_with('_') {
+                return Err(Denied(format!(
+                    "uses `{owner}.{members}`, which reaches the private `{part}`; private \
+                     names are allowed on nothing"
+                )));
+            }
+        }
+        Ok(())
     }
 
     /// Whether a special attribute may be reached on any object.
@@ -216,25 +245,18 @@ impl Allowlist {
     }
 }
 
-/// The member rule of a module: its own entry, or, for a submodule not listed, the rule of
-/// its nearest listed package if that package's members allow the submodule (and every
-/// part below it is public).
+/// The member rule of a module: its own entry, or, for a submodule not listed, every public
+/// member when its package's entry names it exactly (`os: [path]`). A submodule is never
+/// covered by a rule that allows members wholesale (`numpy: {except: [...]}` does not allow
+/// `numpy.lib`, nor `matplotlib` its `cbook`): a module is a capability of its own, reviewed
+/// by name.
 fn module_rule<'a>(allow: &'a LanguageAllow, module: &str) -> Option<&'a MemberRule> {
     if let Some(rule) = allow.modules.get(module) {
         return Some(rule);
     }
-    let mut end = module.len();
-    while let Some(dot) = module[..end].rfind('.') {
-        let package = &module[..dot];
-        if let Some(rule) = allow.modules.get(package) {
-            let below = &module[dot + 1..];
-            let first = below.split('.').next().unwrap_or_default();
-            let public = below.split('.').all(|p| !p.starts_with('_'));
-            return (public && rule.allows(first)).then_some(&MemberRule::All);
-        }
-        end = dot;
-    }
-    None
+    let (package, below) = module.rsplit_once('.')?;
+    let rule = allow.modules.get(package)?;
+    rule.names(below).then_some(&MemberRule::All)
 }
 
 fn is_dunder(name: &str) -> bool {

@@ -1,6 +1,7 @@
-//! Attributes: the names that reach interpreter internals on anything, and modules reached
-//! as another module's attribute, which are loaded as surely as by an import statement
-//! (`shutil.os`, `asyncio.subprocess`).
+//! Attributes: the names that reach interpreter internals on anything, the special, private
+//! and capability names an allowlist of attributes judges on anything (but a private name the
+//! snippet gives its own objects), and modules reached as another module's attribute, which
+//! are loaded as surely as by an import statement (`shutil.os`, `asyncio.subprocess`).
 
 use crate::analysis::engine::Engine;
 use crate::analysis::engine::meaning::Value;
@@ -15,7 +16,10 @@ pub fn report(e: &mut Engine, id: NodeId) {
     if e.dialect.tables().introspection_attributes.contains(&name) {
         e.dynamic(id, DynamicKind::Introspection, format!("`.{name}` reached"));
     }
-    report_special(e, id, name);
+    let private = name.starts_with('_') && !name.ends_with("__");
+    if !(private && super::own_members::is_own_member(e, object, name)) {
+        report_special(e, id, name);
+    }
     let owners = e.resolve(object, 0);
     let owner_is_module = owners
         .iter()

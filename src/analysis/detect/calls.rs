@@ -79,8 +79,21 @@ fn report_kind(e: &mut Engine, id: NodeId, name: &str, kind: CallKind, args: &[N
             args.first().copied(),
             true,
         ),
-        CallKind::AttrGetter | CallKind::MethodCaller => {
-            report_attribute(e, id, name, args.first().copied(), None, true)
+        // `attrgetter("a", "b.c")` walks every name it is given; a method caller's other
+        // arguments are the call's.
+        CallKind::AttrGetter if e.splatted(id) => report_attribute(e, id, name, None, None, true),
+        CallKind::AttrGetter => {
+            for &key in args {
+                report_attribute(e, id, name, Some(key), None, true);
+            }
+        }
+        CallKind::MethodCaller => {
+            let key = if e.splatted(id) {
+                None
+            } else {
+                args.first().copied()
+            };
+            report_attribute(e, id, name, key, None, true)
         }
         _ => {}
     }
@@ -117,16 +130,16 @@ fn report_attribute(
     always: bool,
 ) {
     let attribute = key.and_then(|k| e.fold(k, 0));
-    if let Some(attr) = &attribute {
-        super::report_special(e, id, attr);
+    // `operator.attrgetter("__globals__.get")` walks each dotted part.
+    let parts: Vec<&str> = attribute
+        .as_deref()
+        .map_or(Vec::new(), |a| a.split('.').collect());
+    for part in &parts {
+        super::report_special(e, id, part);
     }
+    let introspection = e.dialect.tables().introspection_attributes;
     match attribute {
-        Some(attr)
-            if e.dialect
-                .tables()
-                .introspection_attributes
-                .contains(&&*attr) =>
-        {
+        Some(attr) if parts.iter().any(|p| introspection.contains(p)) => {
             e.dynamic(
                 id,
                 DynamicKind::Introspection,

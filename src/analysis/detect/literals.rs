@@ -1,5 +1,6 @@
 //! String constants, after folding, for the rules on strings; one that names an interpreter
-//! internal is introspection in itself (`getattr(f, '__glo' + 'bals__')`).
+//! internal is introspection in itself (`getattr(f, '__glo' + 'bals__')`), and the dialect
+//! judges what else the text does (the attributes a format string's fields walk).
 
 use crate::analysis::engine::Engine;
 use crate::analysis::facts::{DynamicKind, FactKind};
@@ -34,6 +35,8 @@ pub fn report(e: &mut Engine, id: NodeId) {
             format!("string names `{value}`"),
         );
     }
+    let dialect = e.dialect;
+    dialect.report_text(e, id, &value);
     e.push(
         id,
         FactKind::Literal {

@@ -8,6 +8,7 @@ mod calls;
 mod escapes;
 mod imports;
 mod literals;
+mod own_members;
 mod paths;
 mod subscripts;
 mod uses;

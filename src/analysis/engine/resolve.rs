@@ -240,12 +240,7 @@ impl<'a> Engine<'a> {
                 let len = if keeps_module {
                     module_len
                 } else {
-                    let root = canonical.split('.').next().unwrap_or_default();
-                    if self.is_module_root(root) {
-                        root.len()
-                    } else {
-                        0
-                    }
+                    self.module_prefix_len(&canonical)
                 };
                 (canonical, len)
             }
@@ -256,6 +251,22 @@ impl<'a> Engine<'a> {
             Meaning::of(Value::Module(path))
         } else {
             Meaning::of(Value::Name(path))
+        }
+    }
+
+    /// How much of a qualified name is its module: the longest prefix the dialect knows as a
+    /// module (`numpy.random` of `numpy.random.Generator`), else its root if that is one.
+    fn module_prefix_len(&self, name: &str) -> usize {
+        let mut end = name.len();
+        loop {
+            let prefix = &name[..end];
+            if prefix.contains('.') && self.dialect.is_module(prefix) {
+                return end;
+            }
+            match prefix.rfind('.') {
+                Some(dot) => end = dot,
+                None => return if self.is_module_root(prefix) { end } else { 0 },
+            }
         }
     }
 
@@ -536,11 +547,16 @@ impl<'a> Engine<'a> {
                     let objects = first
                         .map(|o| self.resolve(o, depth).to_vec())
                         .unwrap_or_default();
+                    // `attrgetter("a.b")` walks `a`, then `b`.
                     let attr = self.paths.text(attr).to_owned();
-                    objects
-                        .into_iter()
-                        .flat_map(|o| self.member(o, &attr))
-                        .collect()
+                    let mut current = objects;
+                    for part in attr.split('.') {
+                        current = current
+                            .into_iter()
+                            .flat_map(|o| self.member(o, part))
+                            .collect();
+                    }
+                    current
                 }
                 Value::Lookup(ns) => match first.and_then(|k| self.fold(k, depth)) {
                     Some(key) => self.lookup_in(ns, &key),

@@ -4,7 +4,9 @@
 
 mod backends;
 mod expressions;
+mod formats;
 mod lower;
+mod members;
 mod sizes;
 pub mod tables;
 #[cfg(test)]
@@ -50,6 +52,9 @@ impl Dialect for Python {
 
     fn member_module(&self, module: &str, member: &str) -> Option<Cow<'static, str>> {
         let path = format!("{module}.{member}");
+        if let Some(members::Member::Module(target)) = members::member(&path) {
+            return Some(Cow::Borrowed(target));
+        }
         if is_submodule(&path) {
             return Some(Cow::Owned(path));
         }
@@ -68,16 +73,23 @@ impl Dialect for Python {
     }
 
     fn is_module(&self, path: &str) -> bool {
-        is_stdlib_module(path) || is_submodule(path)
+        is_stdlib_module(path) || is_submodule(path) || members::is_module(path)
     }
 
-    /// One spelling per meaning: `posix` and `nt` are the platform modules `os` re-exports,
-    /// `builtins.eval` is `eval` (but `builtins.__dict__` stays the builtins' namespace), and
-    /// `__builtins__` is `builtins`.
+    /// One spelling per meaning: `posix` and `nt` are the platform modules `os` re-exports
+    /// (and `posixpath` is `os.path`, `_io` is `io`), `builtins.eval` is `eval` (but
+    /// `builtins.__dict__` stays the builtins' namespace), `__builtins__` is `builtins`, and a
+    /// function another package took from a module with capabilities is that function
+    /// (`matplotlib.Path` is `pathlib.Path`, as the image's survey says).
     fn canonical(&self, name: &str) -> Option<String> {
-        for alias in ["posix", "nt"] {
+        for (alias, meaning) in [
+            ("posixpath", "os.path"),
+            ("posix", "os"),
+            ("nt", "os"),
+            ("_io", "io"),
+        ] {
             if crate::analysis::is_under(name, alias) {
-                return Some(format!("os{}", &name[alias.len()..]));
+                return Some(format!("{meaning}{}", &name[alias.len()..]));
             }
         }
         if name == "__builtins__" {
@@ -87,7 +99,10 @@ impl Dialect for Python {
             Some(rest) if rest != "__dict__" && !rest.starts_with("__dict__.") => {
                 Some(rest.to_owned())
             }
-            _ => None,
+            _ => match members::member(name) {
+                Some(members::Member::Alias(target)) => Some(target.to_owned()),
+                _ => None,
+            },
         }
     }
 
@@ -217,8 +232,11 @@ impl Dialect for Python {
         })
     }
 
+    /// `__dunder__` names, private `_names` (a library's internals: `ndarray.ctypes._ctypes`,
+    /// `ForwardRef._evaluate`) and the members that hand out a capability on whatever object
+    /// has them (an event loop's `subprocess_shell`), which the analyzer cannot type.
     fn is_special_attribute(&self, name: &str) -> bool {
-        name.len() > 4 && name.starts_with("__") && name.ends_with("__")
+        name.starts_with('_') && name.len() > 1 || tables::CAPABILITY_ATTRIBUTES.contains(&name)
     }
 
     fn divides_paths(&self) -> bool {
@@ -273,6 +291,10 @@ impl Dialect for Python {
         if all_safe { safe.to_owned() } else { name }
     }
 
+    fn report_text(&self, e: &mut Engine, id: NodeId, text: &str) {
+        formats::report_fields(e, id, text);
+    }
+
     fn report(&self, e: &mut Engine, id: NodeId) {
         match e.ir.kind(id) {
             Kind::Call { .. } => {
@@ -280,6 +302,7 @@ impl Dialect for Python {
                 report_pickled_arrays(e, id);
                 expressions::report(e, id);
                 backends::report(e, id);
+                formats::report_call(e, id);
             }
             Kind::Assign { .. } => backends::report(e, id),
             Kind::Binary { .. } => sizes::report_binary(e, id),

@@ -155,6 +155,40 @@ const INTROSPECTION_ATTRIBUTES: &[&str] = &[
     "co_code",
 ];
 
+/// Members that hand out a capability on whatever object has them, which the analyzer cannot
+/// type: an asyncio event loop (reached from any task or future by `get_loop`) starts
+/// processes and opens sockets and pipes without `subprocess`, `socket` or `os`; an ndarray's
+/// `ctypes` helper holds the `ctypes` module; `to_clipboard` runs the clipboard tools.
+pub const CAPABILITY_ATTRIBUTES: &[&str] = &[
+    "get_loop",
+    "subprocess_shell",
+    "subprocess_exec",
+    "create_connection",
+    "create_datagram_endpoint",
+    "create_server",
+    "create_unix_connection",
+    "create_unix_server",
+    "connect_accepted_socket",
+    "connect_read_pipe",
+    "connect_write_pipe",
+    "sock_connect",
+    "sock_accept",
+    "sock_sendall",
+    "sock_sendto",
+    "sock_sendfile",
+    "sock_recv",
+    "sock_recvfrom",
+    "sendfile",
+    "start_tls",
+    "getaddrinfo",
+    "getnameinfo",
+    "add_reader",
+    "add_writer",
+    "add_signal_handler",
+    "ctypes",
+    "to_clipboard",
+];
+
 /// Functions that load code from a file or a spec built at run time.
 const FILE_LOADERS: &[&str] = &[
     "imp.load_source",

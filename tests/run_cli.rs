@@ -158,7 +158,8 @@ fn doctor_checks_the_host_and_the_limits() {
         .assert()
         .code(0)
         .stdout(contains("container engine"))
-        .stdout(contains("snippets run as uid 65534"))
+        .stdout(contains("one of their own from 1900000000-1900999999"))
+        .stdout(contains("the gateway's profile is in force"))
         .stdout(contains("memory limit 512MiB (policy: 512MiB)"))
         .stdout(contains("all checks passed"));
 }

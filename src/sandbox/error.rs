@@ -41,6 +41,10 @@ pub enum SandboxError {
     #[error("the run was cancelled")]
     Cancelled,
     #[error(
+        "the runner broke the output protocol ({detail}); the run was stopped\n  hint: images must be built from this version's recipes (`code-sandbox-mcp images build`); a custom image needs this version's runner at /opt/sandbox/"
+    )]
+    Protocol { detail: String },
+    #[error(
         "the runner in image `{image}` did not start ({detail})\n  hint: images must be built from this version's recipes (`code-sandbox-mcp images build`); a custom image needs the runner at /opt/sandbox/"
     )]
     RunnerFailed { image: String, detail: String },

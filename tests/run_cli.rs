@@ -75,6 +75,45 @@ fn each_outcome_has_its_own_status() {
         .assert()
         .code(137)
         .stderr(contains("memory limit"));
+    // 125 is the gateway's own failure; a run cut for flooding its output has its own status.
+    let flood = snippet(
+        &dir,
+        "flood.py",
+        "import sys\nwhile True:\n    sys.stdout.write('x' * 65536)\n",
+    );
+    gateway()
+        .args(["run", "--policy", &policy, &flood])
+        .assert()
+        .code(141)
+        .stderr(contains("far more output than the policy's output limit"));
+}
+
+#[test]
+fn hidden_characters_are_shown_and_kept_in_json() {
+    common::ensure_images();
+    let dir = tempfile::tempdir().unwrap();
+    let file = snippet(
+        &dir,
+        "bidi.py",
+        "print('invoice\\u202etxt.exe \\x1b[2J zero\\u200bwidth')\n",
+    );
+    gateway()
+        .args(["run", "--policy", "permissive", &file])
+        .assert()
+        .code(0)
+        .stdout("invoice<U+202E>txt.exe <U+001B>[2J zero<U+200B>width\n");
+    let out = gateway()
+        .args(["run", "--policy", "permissive", "--json", &file])
+        .assert()
+        .code(0)
+        .get_output()
+        .stdout
+        .clone();
+    let report: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(
+        report["stdout"],
+        "invoice\u{202e}txt.exe \u{1b}[2J zero\u{200b}width\n"
+    );
 }
 
 #[test]
@@ -104,6 +143,7 @@ fn json_prints_the_structured_result() {
         "duration_ms",
         "timed_out",
         "oom_killed",
+        "killed_for_output",
         "stdout_truncated",
         "stderr_truncated",
     ] {

@@ -68,7 +68,8 @@
 #     interpreter does at exit (waits for non-daemon threads, runs atexit
 #     callbacks, releases the snippet's globals so files it left open are
 #     flushed), flushes stdout and stderr, declares its exit status to the
-#     supervisor on the control socket (fd 3), and exits with it:
+#     supervisor on its status pipe (fd 4; the code came on fd 3), and exits
+#     with it:
 #         0    the code ran to its end, or sys.exit() / sys.exit(None)
 #         N    sys.exit(N) for an int N (reported as N & 0xFF, the status the
 #              process would have had)
@@ -106,7 +107,10 @@ RUNTIME_MPLCONFIGDIR = "/tmp/matplotlib"
 MAX_CODE_BYTES = 16 * 1024 * 1024
 HEADER_MAX_BYTES = 32 + 1 + 8 + 1  # nonce, space, up to 8 digits, newline
 SNIPPET = "<snippet>"
-CONTROL_FD = 3
+# The program process's pipes to and from the supervisor: the code comes on one, the ready
+# byte and the declared exit status go back on the other.
+CODE_FD = 3
+STATUS_FD = 4
 FRAME_CHUNK = 64 * 1024
 
 
@@ -138,7 +142,7 @@ class Supervisor:
         self.ignored = []
         self.child = None
         self.status = None  # set once the program's process is reaped
-        self.declared = b""  # what the program wrote on the control socket
+        self.declared = b""  # what the program wrote on its status pipe
 
     def shield(self):
         """Ignore every asynchronous signal: nothing the program sends may stop us."""
@@ -162,11 +166,13 @@ class Supervisor:
             _fail("cannot make the supervisor non-dumpable (errno %d)" % ctypes.get_errno())
 
     def start_program(self):
-        import socket
         signal = self.signal
         self.out_r, out_w = os.pipe()
         self.err_r, err_w = os.pipe()
-        self.control, theirs = socket.socketpair()
+        code_r, self.code_w = os.pipe()
+        self.status_r, status_w = os.pipe()
+        if min(code_r, status_w) <= STATUS_FD:
+            _fail("unexpected descriptors %d and %d" % (code_r, status_w))
         self.wake_r, wake_w = os.pipe()
         os.set_blocking(self.wake_r, False)
         os.set_blocking(wake_w, False)
@@ -181,15 +187,17 @@ class Supervisor:
                 os.dup2(devnull, 0)
                 os.dup2(out_w, 1)
                 os.dup2(err_w, 2)
-                os.dup2(theirs.fileno(), CONTROL_FD)
-                os.closerange(CONTROL_FD + 1, 65536)
+                # code_r and status_w were opened after the output pipes (fds 3 to 6), so
+                # placing them at 3 and 4 overwrites nothing still needed.
+                os.dup2(code_r, CODE_FD)
+                os.dup2(status_w, STATUS_FD)
+                os.closerange(STATUS_FD + 1, 65536)
                 os.execv(sys.executable, [sys.executable, "-u", RUNNER, "--child"])
             finally:
                 os._exit(127)
         self.child = pid
-        for fd in (out_w, err_w):
+        for fd in (out_w, err_w, code_r, status_w):
             os.close(fd)
-        theirs.close()
 
     def reap(self):
         """Collect every exited child (orphans of the program come to PID 1 too)."""
@@ -207,12 +215,12 @@ class Supervisor:
         """Wait for the program process's warm-up; its early output is our diagnostics."""
         import select
         poll = select.poll()
-        for fd in (self.control.fileno(), self.out_r, self.err_r):
+        for fd in (self.status_r, self.out_r, self.err_r):
             poll.register(fd, select.POLLIN)
         while True:
             for fd, _ in poll.poll():
-                if fd == self.control.fileno():
-                    if self.control.recv(1) == b"r":
+                if fd == self.status_r:
+                    if os.read(self.status_r, 1) == b"r":
                         return
                     self.reap()
                     _fail("the program process exited before it was ready (status %r)" % self.status)
@@ -230,7 +238,7 @@ class Supervisor:
         import select
         poll = select.poll()
         streams = {self.out_r: b"O", self.err_r: b"E"}
-        for fd in list(streams) + [self.control.fileno(), self.wake_r]:
+        for fd in list(streams) + [self.status_r, self.wake_r]:
             poll.register(fd, select.POLLIN)
         while self.status is None and self.declaration() is None:
             for fd, _ in poll.poll():
@@ -242,8 +250,8 @@ class Supervisor:
                         except BlockingIOError:
                             break
                     self.reap()
-                elif fd == self.control.fileno():
-                    data = self.control.recv(16)
+                elif fd == self.status_r:
+                    data = os.read(self.status_r, 16)
                     self.declared += data
                     if not data or len(self.declared) > 8:
                         poll.unregister(fd)  # closed, or not a declaration: wait for the exit
@@ -307,17 +315,18 @@ def _oom_kills():
 
 def _read_request():
     """The header and code from stdin: (nonce, code bytes), already checked as UTF-8."""
-    import re
     stdin = sys.stdin.buffer if sys.stdin is not None else None
     if stdin is None:
         _fail("no stdin (start the container with -i / OpenStdin)")
     header = stdin.readline(HEADER_MAX_BYTES)
     if not header:
         _fail("stdin closed before the header line")
-    match = re.fullmatch(rb"([0-9a-f]{32}) (0|[1-9][0-9]{0,7})\n", header)
-    if match is None:
+    nonce, _, digits = header[:-1].partition(b" ")
+    if not (header.endswith(b"\n") and len(nonce) == 32
+            and all(c in b"0123456789abcdef" for c in nonce)
+            and 0 < len(digits) <= 8 and digits.isdigit() and (digits == b"0" or digits[:1] != b"0")):
         _fail("bad header line %r (want '<32 lowercase hex nonce> <length>\\n')" % header[:80])
-    nonce, length = match.group(1), int(match.group(2))
+    length = int(digits)
     if length > MAX_CODE_BYTES:
         _fail("code length %d exceeds the limit of %d bytes" % (length, MAX_CODE_BYTES))
     data = stdin.read(length) if length else b""
@@ -332,16 +341,17 @@ def _read_request():
 
 def supervise():
     supervisor = Supervisor()
+    # The program's warm-up is the long part of a start: begin it first. Nothing runs in it
+    # but the runner until the code arrives, after the shield is up.
+    supervisor.start_program()
     supervisor.shield()
     oom_kills_before = _oom_kills()
-    supervisor.start_program()
     supervisor.wait_until_ready()
     supervisor.frame(b"R", b'{"protocol": 2, "runner": "python"}')
     nonce, code = _read_request()
     try:
-        supervisor.control.sendall(code)
-        import socket
-        supervisor.control.shutdown(socket.SHUT_WR)
+        _write_all(supervisor.code_w, code)
+        os.close(supervisor.code_w)
     except OSError:
         pass  # the program process is gone: its status tells why
     supervisor.relay()
@@ -492,7 +502,7 @@ def _run(source):
     return module, status
 
 
-def _finish(module, status, control):
+def _finish(module, status, status_fd):
     # What the interpreter does at exit, in its order: join non-daemon
     # threads, then atexit callbacks.
     threading = sys.modules.get("threading")
@@ -520,7 +530,7 @@ def _finish(module, status, control):
         except BaseException:
             pass
     try:
-        _write_all(control, b"%d\n" % status)
+        _write_all(status_fd, b"%d\n" % status)
     except OSError:
         pass  # the supervisor then reports the exit status itself
     os._exit(status)
@@ -534,17 +544,18 @@ def run_program():
     except OSError:
         pass
     _warm_up()
-    _write_all(CONTROL_FD, b"r")
+    _full_write_streams()
+    _write_all(STATUS_FD, b"r")
     parts = []
     while True:
-        data = os.read(CONTROL_FD, 1 << 20)
+        data = os.read(CODE_FD, 1 << 20)
         if not data:
             break
         parts.append(data)
     source = b"".join(parts).decode("utf-8")
-    _full_write_streams()
     module, status = _run(source)
-    _finish(module, status, CONTROL_FD)
+    os.close(CODE_FD)
+    _finish(module, status, STATUS_FD)
 
 
 def main():

@@ -3,6 +3,7 @@
 mod common;
 
 use assert_cmd::Command;
+use predicates::prelude::PredicateBooleanExt;
 use predicates::str::contains;
 
 fn gateway() -> Command {
@@ -199,6 +200,7 @@ fn doctor_checks_the_host_and_the_limits() {
         .code(0)
         .stdout(contains("container engine"))
         .stdout(contains("one of their own from 1900000000-1900999999"))
+        .stdout(contains("own profile").and(contains("handed to Docker")))
         .stdout(contains("the gateway's profile is in force"))
         .stdout(contains("memory limit 512MiB (policy: 512MiB)"))
         .stdout(contains("all checks passed"));
@@ -212,6 +214,7 @@ fn doctor_proves_each_isolation_level() {
             .assert()
             .code(0)
             .stdout(contains("snippets see gVisor's kernel"))
+            .stdout(contains("seccomp under gVisor: `runsc`"))
             .stdout(contains("process limit 64 (policy: 64)"))
             .stdout(contains("memory limit 256MiB (policy: 256MiB)"))
             .stdout(contains("all checks passed"));
@@ -223,6 +226,11 @@ fn doctor_proves_each_isolation_level() {
             .code(0)
             .stdout(contains("container engine Podman"))
             .stdout(contains("snippets share the host's kernel"))
+            .stdout(contains("whose path Podman reads"))
+            .stdout(contains("the gateway's profile is in force"))
+            // Podman runs its default runtime whatever a container asks for: a runsc it lists
+            // is not what the sandboxes use.
+            .stdout(contains("seccomp under gVisor").not())
             .stdout(contains("all checks passed"));
         gateway()
             .args(["--engine", "podman", "--policy", "strict-gvisor", "doctor"])

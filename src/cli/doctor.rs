@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use code_sandbox_mcp::analysis::Language;
 use code_sandbox_mcp::policy::format_size;
-use code_sandbox_mcp::sandbox::{Engine, Sandbox, images, seccomp};
+use code_sandbox_mcp::sandbox::{Engine, EngineKind, Sandbox, images, seccomp};
 
 use super::SandboxArgs;
 
@@ -152,12 +152,23 @@ async fn check_host(report: &mut Report, args: &SandboxArgs) {
             if !runtimes.iter().any(|r| r.name == "runsc" && r.installed) {
                 report.note("gVisor (runsc) is not available: policies with `runtime: runsc`, such as strict-gvisor, cannot run here (README, section \"gVisor\")");
             }
+            let handed = match engine.kind {
+                EngineKind::Docker => "handed to Docker with each container",
+                EngineKind::Podman => {
+                    "written to a private file whose path Podman reads for each container"
+                }
+            };
             report.ok(&format!(
-                "seccomp: every container gets the gateway's own profile {} ({} calls allowed; no namespaces, mounts, io_uring, keyrings, bpf, ptrace, memfd, or sockets but unix, inet and inet6)",
+                "seccomp: every container gets the gateway's own profile {} ({} calls allowed; no namespaces, mounts, io_uring, keyrings, bpf, ptrace, memfd, or sockets but unix, inet and inet6), {handed}",
                 seccomp::digest(),
                 seccomp::allowed_count()
             ));
-            for gvisor in runtimes.iter().filter(|r| r.installed && r.is_gvisor()) {
+            // Podman's compatible API runs its default runtime whatever a container asks for,
+            // so a gVisor it lists matters only when it is that default.
+            let used = |r: &&code_sandbox_mcp::sandbox::engine::Runtime| {
+                r.installed && r.is_gvisor() && (engine.kind == EngineKind::Docker || r.default)
+            };
+            for gvisor in runtimes.iter().filter(used) {
                 if gvisor.applies_seccomp() {
                     report.ok(&format!("seccomp under gVisor: `{}` runs with --oci-seccomp, so the profile applies inside gVisor too", gvisor.name));
                 } else {

@@ -33,8 +33,8 @@ suite=${SUITE:-bookworm}
 docker=${DOCKER:-docker}
 
 case $lang in
-    python)     runner=runner.py; cmd='["python3","-u","/opt/sandbox/runner.py"]' ;;
-    javascript) runner=runner.js; cmd='["node","/opt/sandbox/runner.js"]' ;;
+    python)     runner=runner.py; cmd='["python3","-I","-S","/opt/sandbox/runner.py"]' ;;
+    javascript) runner=runner.js; cmd='["/opt/sandbox/node-supervisor","/opt/sandbox/runner.js"]' ;;
     *) usage ;;
 esac
 
@@ -141,6 +141,10 @@ else
     args+=(
         # Fail the build now if the runner does not even parse.
         --customize-hook='chroot "$1" env -i PATH=/usr/bin:/bin node --check /opt/sandbox/runner.js'
+        # The runner's supervisor runs from a copy of node that may be executed but not
+        # read: Linux makes a process running such a file non-dumpable, which closes its
+        # memory and file descriptors to the snippet (see runner.js).
+        --customize-hook='install -o root -g root -m 0711 "$1/usr/bin/node" "$1/opt/sandbox/node-supervisor"'
     )
 fi
 

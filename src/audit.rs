@@ -41,6 +41,8 @@ pub struct AuditRecord<'a> {
     pub duration_ms: Option<u64>,
     pub timed_out: bool,
     pub oom_killed: bool,
+    /// The run was killed for writing more output than the policy's limit.
+    pub killed_for_output: bool,
     /// The client cancelled the request (while it waited, or while it ran: see `ran`).
     pub cancelled: bool,
     /// Why the request failed, when it did (engine errors, cancellation, size).
@@ -106,6 +108,7 @@ impl<'a> AuditRecord<'a> {
             duration_ms: None,
             timed_out: false,
             oom_killed: false,
+            killed_for_output: false,
             cancelled: false,
             error: None,
         }
@@ -152,6 +155,7 @@ impl<'a> AuditRecord<'a> {
             record.duration_ms = Some(e.duration_ms);
             record.timed_out = e.timed_out;
             record.oom_killed = e.oom_killed;
+            record.killed_for_output = e.killed_for_output;
         }
         record
     }

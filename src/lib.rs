@@ -3,9 +3,9 @@
 //!
 //! The pipeline, one module per stage: [`analysis`] turns source into facts, [`policy`] judges
 //! the facts against a YAML policy, [`sandbox`] runs what passes in a hardened container, and
-//! [`gateway`] joins them; [`lint`] presents verdicts to people and tools. [`mcp`] serves the
-//! gateway to MCP clients, over stdio or [`http`], where [`oauth`] checks access tokens and
-//! [`identity`] says who a client is.
+//! [`gateway`] joins them; [`lint`] presents verdicts to people and tools, and [`visible`] makes
+//! program output safe to read. [`mcp`] serves the gateway to MCP clients, over stdio or
+//! [`http`], where [`oauth`] checks access tokens and [`identity`] says who a client is.
 
 pub mod analysis;
 pub mod audit;
@@ -18,3 +18,4 @@ pub mod mcp;
 pub mod oauth;
 pub mod policy;
 pub mod sandbox;
+pub mod visible;

@@ -253,3 +253,32 @@ async fn calls_beyond_the_queue_get_a_busy_error_at_once() {
     );
     client.cancel().await.unwrap();
 }
+
+/// Output is untrusted: in the text a model reads, a right-to-left override or text spelled in
+/// invisible tag characters is shown as <U+XXXX>; the structured result keeps the bytes.
+#[tokio::test]
+async fn hidden_characters_are_shown_in_the_text_and_kept_in_the_structure() {
+    tokio::task::spawn_blocking(common::ensure_images)
+        .await
+        .unwrap();
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_code-sandbox-mcp"));
+    command.args(["--pool-size", "0"]);
+    let client = Client::default()
+        .serve(TokioChildProcess::new(command).unwrap())
+        .await
+        .unwrap();
+    let result = client
+        .call_tool(
+            CallToolRequestParams::new("run_python_code")
+                .with_arguments(object!({ "code": "print('a\\u202eb\\U000E0041')" })),
+        )
+        .await
+        .unwrap();
+    client.cancel().await.unwrap();
+    let text = result.content[0].as_text().unwrap().text.clone();
+    assert!(text.contains("a<U+202E>b<U+E0041>"), "{text}");
+    assert_eq!(
+        result.structured_content.unwrap()["stdout"],
+        "a\u{202e}b\u{e0041}\n"
+    );
+}

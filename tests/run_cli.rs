@@ -3,6 +3,7 @@
 mod common;
 
 use assert_cmd::Command;
+use predicates::prelude::PredicateBooleanExt;
 use predicates::str::contains;
 
 fn gateway() -> Command {
@@ -75,6 +76,45 @@ fn each_outcome_has_its_own_status() {
         .assert()
         .code(137)
         .stderr(contains("memory limit"));
+    // 125 is the gateway's own failure; a run cut for flooding its output has its own status.
+    let flood = snippet(
+        &dir,
+        "flood.py",
+        "import sys\nwhile True:\n    sys.stdout.write('x' * 65536)\n",
+    );
+    gateway()
+        .args(["run", "--policy", &policy, &flood])
+        .assert()
+        .code(141)
+        .stderr(contains("far more output than the policy's output limit"));
+}
+
+#[test]
+fn hidden_characters_are_shown_and_kept_in_json() {
+    common::ensure_images();
+    let dir = tempfile::tempdir().unwrap();
+    let file = snippet(
+        &dir,
+        "bidi.py",
+        "print('invoice\\u202etxt.exe \\x1b[2J zero\\u200bwidth')\n",
+    );
+    gateway()
+        .args(["run", "--policy", "permissive", &file])
+        .assert()
+        .code(0)
+        .stdout("invoice<U+202E>txt.exe <U+001B>[2J zero<U+200B>width\n");
+    let out = gateway()
+        .args(["run", "--policy", "permissive", "--json", &file])
+        .assert()
+        .code(0)
+        .get_output()
+        .stdout
+        .clone();
+    let report: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(
+        report["stdout"],
+        "invoice\u{202e}txt.exe \u{1b}[2J zero\u{200b}width\n"
+    );
 }
 
 #[test]
@@ -104,6 +144,7 @@ fn json_prints_the_structured_result() {
         "duration_ms",
         "timed_out",
         "oom_killed",
+        "killed_for_output",
         "stdout_truncated",
         "stderr_truncated",
     ] {
@@ -158,7 +199,9 @@ fn doctor_checks_the_host_and_the_limits() {
         .assert()
         .code(0)
         .stdout(contains("container engine"))
-        .stdout(contains("snippets run as uid 65534"))
+        .stdout(contains("one of their own from 1900000000-1900999999"))
+        .stdout(contains("own profile").and(contains("handed to Docker")))
+        .stdout(contains("the gateway's profile is in force"))
         .stdout(contains("memory limit 512MiB (policy: 512MiB)"))
         .stdout(contains("all checks passed"));
 }
@@ -171,6 +214,7 @@ fn doctor_proves_each_isolation_level() {
             .assert()
             .code(0)
             .stdout(contains("snippets see gVisor's kernel"))
+            .stdout(contains("seccomp under gVisor: `runsc`"))
             .stdout(contains("process limit 64 (policy: 64)"))
             .stdout(contains("memory limit 256MiB (policy: 256MiB)"))
             .stdout(contains("all checks passed"));
@@ -182,6 +226,11 @@ fn doctor_proves_each_isolation_level() {
             .code(0)
             .stdout(contains("container engine Podman"))
             .stdout(contains("snippets share the host's kernel"))
+            .stdout(contains("whose path Podman reads"))
+            .stdout(contains("the gateway's profile is in force"))
+            // Podman runs its default runtime whatever a container asks for: a runsc it lists
+            // is not what the sandboxes use.
+            .stdout(contains("seccomp under gVisor").not())
             .stdout(contains("all checks passed"));
         gateway()
             .args(["--engine", "podman", "--policy", "strict-gvisor", "doctor"])

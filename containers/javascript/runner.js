@@ -1,18 +1,37 @@
 // code-sandbox-mcp JavaScript runner: the main process of a sandbox container.
 //
-// Started (under Docker's --init) as
-//     node /opt/sandbox/runner.js
-// as user 65534:65534, working dir /work (a tmpfs, also HOME), /tmp a tmpfs,
-// read-only root, no network.
+// Started as the container's PID 1 (no separate init) with
+//     /opt/sandbox/node-supervisor /opt/sandbox/runner.js     (runc)
+//     node /opt/sandbox/runner.js                             (gVisor)
+// as a user id of its own (one per container), working dir /work (a tmpfs,
+// also HOME), /tmp a tmpfs, read-only root, no network.
 //
-// Protocol (the gateway implements the other side exactly as written here):
+// Two processes. The *supervisor* (this command) holds everything that decides
+// a run's result; the *program* process (this file with --sandbox-child, which
+// it starts with the ordinary /usr/bin/node) runs the snippet. The program can
+// neither read the supervisor's memory nor write the container's output:
+//   - under runc the supervisor runs from /opt/sandbox/node-supervisor, a copy
+//     of node that is executable but not readable: Linux makes a process that
+//     runs such a file non-dumpable, so /proc/1/mem, /proc/1/fd and ptrace are
+//     closed to processes of the same user. gVisor cannot run such a file (it
+//     reads programs itself) and refuses /proc/1/mem to descendants anyway;
+//   - the program's stdout and stderr are pipes the supervisor reads; only the
+//     supervisor holds the container's stdout;
+//   - the supervisor listens to every catchable signal and ignores it. As the
+//     init of the PID namespace it then gets none of the program's signals
+//     under runc, and SIGUSR1 can never open Node's inspector in it (which
+//     would hand the program the supervisor's memory). gVisor lets a SIGKILL
+//     through, which only ends the run early: the gateway then reports the
+//     container's exit status.
 //
-//  1. Warm-up. At start the runner spawns a second Node process (this file
-//     with --sandbox-child) that loads Node and then waits, so a snippet
-//     starts at once. When that process reports (one byte on fd 3) that it is
-//     waiting, the runner writes the ready marker "\0ready\0" to stdout, and
-//     nothing else. The gateway waits for it before it sends the code, so the
-//     snippet's time limit does not include the warm-up.
+// Protocol (the gateway, src/sandbox/exec.rs and output.rs, implements the other
+// side exactly as written here):
+//
+//  1. Warm-up. The supervisor starts the program process, which loads Node and
+//     then waits, so a snippet starts at once. When that process reports (one
+//     byte on fd 3) that it is waiting, the supervisor writes the ready frame to
+//     stdout, and nothing else. The gateway waits for it before it sends the
+//     code, so the snippet's time limit does not include the warm-up.
 //
 //  2. Input on stdin: one header line, then the code:
 //         <nonce> SP <length> LF          e.g. "0123...cdef 42\n"
@@ -22,10 +41,25 @@
 //     then exactly <length> bytes: the source code, UTF-8.
 //     Anything else (a header that does not match, too long, not UTF-8, stdin
 //     closed early), or a runner failure (the waiting process died first, /work
-//     not writable) -> a "runner: ..." line on stderr, exit status 2, no marker.
+//     not writable) -> a "runner: ..." line on stderr, exit status 2, no end
+//     frame. The nonce stays in the supervisor.
 //
-//  3. Run as the main program, by Node's own loader, in the waiting process
-//     (whose stdin is /dev/null and whose stdout/stderr are the container's):
+//  3. Output on stdout: frames, each a kind byte, the payload's length as 4
+//     bytes big-endian, and the payload:
+//         R  ready: JSON {"protocol": 2, "runner": "javascript"}, once,
+//            before the code is read
+//         O  bytes the program wrote to its stdout (at most 64 KiB a frame)
+//         E  bytes the program wrote to its stderr
+//         X  the end: JSON {"nonce": <the header's nonce>, "status": <0-255>,
+//            "signal": <N or null>, "oom_killed": <bool>}; nothing follows,
+//            and the supervisor exits with <status>, which ends the container
+//            and everything in it.
+//     The container's stderr carries only the supervisor's own "runner: ..."
+//     lines. New kinds (files from the work dir, several runs in one
+//     container) are new letters; the gateway refuses kinds it does not know.
+//
+//  4. Run as the main program, by Node's own loader, in the waiting process
+//     (whose stdin is /dev/null and whose stdout/stderr are the pipes):
 //     - CommonJS by default: the code is written to /work/snippet.js and run
 //       as the main module (require works, require.main === module,
 //       __filename "/work/snippet.js", process.argv[1] the same).
@@ -36,27 +70,23 @@
 //       run as the main ES module; top-level await works.
 //     Output to pipes is synchronous in Node on Linux, so it streams.
 //
-//  4. End: when that process exits, the runner writes the end marker
-//         "\0" + <nonce> + ":" + <exit_code decimal> + "\0"
-//     to stderr first and then to stdout (one write each) and exits with
-//     <exit_code> as its own status. Nothing the program wrote can follow the
-//     marker: the program's process is gone. <exit_code> is the program's
-//     exit status as Node sets it:
+//  5. The end: when the program's process exits (and its output pipes close,
+//     or 50 ms later if a process it started still holds them), the
+//     supervisor sends the end frame with the status the kernel reported:
 //         0    natural end
 //         N    process.exit(N), or process.exitCode = N
 //         1    an uncaught exception or unhandled rejection (Node's usual
-//              report on stderr comes before the marker), a syntax error
+//              report on stderr comes before the end), a syntax error
 //         13   an ES module whose top-level await never settles (Node's rule)
-//         128+S  killed by signal S (e.g. 137 when the OOM killer struck it)
-//     If the runner itself dies (the snippet kills it, the container's memory
-//     runs out) there is no marker: the gateway uses the container's exit
-//     status. The nonce only prevents accidental collisions with the
-//     program's own output; it never enters the program's process.
+//         128+S  killed by signal S; oom_killed when the container's memory
+//              cgroup counted an OOM kill
+//     If the supervisor itself dies (gVisor's out-of-memory kill) there is no
+//     end frame: the gateway uses the container's exit status.
 //
-// Why two processes: Node emits 'exit' *before* it prints an uncaught
-// exception, so a marker written from an 'exit' listener in the program's own
-// process would precede the error report on stderr. Waiting for the process
-// to end is exact for every way a Node program ends.
+// Why the exit and not a message from the program: Node emits 'exit' *before*
+// it prints an uncaught exception, so nothing the program's own process could
+// send would come after its error report. Waiting for the process to end is
+// exact for every way a Node program ends.
 
 'use strict';
 
@@ -68,7 +98,12 @@ const ESM_PATH = '/work/snippet.mjs';
 const MAX_CODE_BYTES = 16 * 1024 * 1024;
 const HEADER_MAX_BYTES = 32 + 1 + 8 + 1; // nonce, space, up to 8 digits, newline
 const HEADER_RE = /^([0-9a-f]{32}) (0|[1-9][0-9]{0,7})$/;
-const READY_MARKER = '\0ready\0';
+// The program process runs on the ordinary, readable node (see the top).
+const PROGRAM_NODE = '/usr/bin/node';
+const CONTROL_FD = 3;
+// After the program's process exits, how long its pipes may stay open (held by a process it
+// started) before the end frame goes out without them.
+const CLOSE_GRACE_MS = 50;
 
 // SyntaxError messages (V8) that mean "this is an ES module", as used by
 // Node 22's module syntax detection.
@@ -126,7 +161,45 @@ function runChild() {
   });
 }
 
-// --------------------------------------------------------------- the runner
+// ----------------------------------------------------------- the supervisor
+
+function frame(kind, payload) {
+  const body = Buffer.from(payload);
+  const head = Buffer.alloc(5);
+  head.write(kind, 0, 'latin1');
+  head.writeUInt32BE(body.length, 1);
+  writeAll(1, Buffer.concat([head, body]));
+}
+
+// Every catchable signal that would end the process, or open the inspector (SIGUSR1).
+const SHIELDED_SIGNALS = [
+  'SIGHUP', 'SIGINT', 'SIGQUIT', 'SIGTERM', 'SIGUSR1', 'SIGUSR2', 'SIGALRM', 'SIGPIPE',
+  'SIGTSTP', 'SIGTTIN', 'SIGTTOU', 'SIGVTALRM', 'SIGPROF', 'SIGXCPU', 'SIGXFSZ', 'SIGWINCH',
+  'SIGIO', 'SIGPWR', 'SIGURG', 'SIGTRAP', 'SIGSYS', 'SIGSTKFLT',
+];
+
+function shield() {
+  for (const name of SHIELDED_SIGNALS) {
+    try {
+      process.on(name, () => {});
+    } catch (err) {
+      // a signal this platform lacks
+    }
+  }
+}
+
+// OOM kills counted by the container's memory cgroup (v2, else v1); 0 if unknown.
+function oomKills() {
+  for (const path of ['/sys/fs/cgroup/memory.events', '/sys/fs/cgroup/memory/memory.oom_control']) {
+    try {
+      const line = fs.readFileSync(path, 'utf8').split('\n').find((l) => l.startsWith('oom_kill '));
+      if (line) return Number(line.split(' ')[1]) || 0;
+    } catch (err) {
+      // not this cgroup version, or no cgroup files (gVisor)
+    }
+  }
+  return 0;
+}
 
 function isEsm(source) {
   const vm = require('vm');
@@ -140,15 +213,19 @@ function isEsm(source) {
   }
 }
 
-function runRunner() {
+function supervise() {
+  shield();
   const { spawn } = require('child_process');
   const os = require('os');
+  const oomKillsBefore = oomKills();
 
-  const child = spawn(process.execPath, [__filename, CHILD_FLAG], {
-    stdio: ['ignore', 'inherit', 'inherit', 'pipe'],
+  const child = spawn(PROGRAM_NODE, [__filename, CHILD_FLAG], {
+    stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
   });
   let childDone = null; // [code, signal] once the program's process has exited
   let nonce = null; // set once the code has been handed over
+  let ready = false;
+  let finished = false;
 
   function fail(message) {
     writeAll(2, `runner: ${message}\n`);
@@ -161,19 +238,38 @@ function runRunner() {
   new TextDecoder('utf-8', { fatal: true }).decode(Buffer.alloc(1));
   isEsm('');
 
+  // Before the ready frame, the program process's output is diagnostics (ours, on stderr);
+  // after it, the program's output, framed.
+  child.stdout.on('data', (chunk) => (ready ? frame('O', chunk) : writeAll(2, chunk)));
+  child.stderr.on('data', (chunk) => (ready ? frame('E', chunk) : writeAll(2, chunk)));
   child.on('error', (err) => fail(`cannot start node: ${err.message}`));
-  child.stdio[3].once('data', () => writeAll(1, READY_MARKER));
+  child.stdio[CONTROL_FD].once('data', () => {
+    ready = true;
+    frame('R', JSON.stringify({ protocol: 2, runner: 'javascript' }));
+  });
+
+  function finish() {
+    if (finished) return;
+    finished = true;
+    const [code, signal] = childDone;
+    const signalNumber = signal === null ? null : (os.constants.signals[signal] || 0);
+    const status = code !== null ? code : 128 + signalNumber;
+    const oom = signal === 'SIGKILL' && oomKills() > oomKillsBefore;
+    frame('X', JSON.stringify({ nonce, status, signal: signalNumber, oom_killed: oom }));
+    process.exit(status);
+  }
+
   child.on('exit', (code, signal) => {
     childDone = [code, signal];
     if (nonce === null) {
       fail(`the waiting node process exited early (${signal || code})`);
       return;
     }
-    const status = code !== null ? code : 128 + (os.constants.signals[signal] || 0);
-    const marker = `\0${nonce}:${status}\0`;
-    writeAll(2, marker);
-    writeAll(1, marker);
-    process.exit(status);
+    setTimeout(finish, CLOSE_GRACE_MS);
+  });
+  // Both pipes closed after the exit: everything the program wrote has been framed.
+  child.on('close', () => {
+    if (childDone !== null && nonce !== null) finish();
   });
 
   function start(headerNonce, code) {
@@ -191,7 +287,7 @@ function runRunner() {
     }
     if (childDone !== null) fail('the waiting node process is gone');
     nonce = headerNonce;
-    child.stdio[3].end(path);
+    child.stdio[CONTROL_FD].end(path);
   }
 
   // Read "<nonce> <length>\n" and then <length> bytes from stdin.
@@ -201,10 +297,10 @@ function runRunner() {
   let length = 0;
   const parts = [];
   let received = 0;
-  let finished = false;
+  let complete = false;
 
   function onData(chunk) {
-    if (finished) return;
+    if (complete) return;
     if (headerNonce === null) {
       pending = Buffer.concat([pending, chunk]);
       const nl = pending.indexOf(10);
@@ -229,7 +325,7 @@ function runRunner() {
     parts.push(take);
     received += take.length;
     if (received === length) {
-      finished = true;
+      complete = true;
       stdin.removeListener('data', onData);
       stdin.pause();
       stdin.destroy();
@@ -239,15 +335,15 @@ function runRunner() {
 
   stdin.on('data', onData);
   stdin.on('end', () => {
-    if (finished) return;
+    if (complete) return;
     if (headerNonce === null) fail('stdin closed before the header line');
     fail(`stdin closed after ${received} of ${length} code bytes`);
   });
-  stdin.on('error', (err) => { if (!finished) fail(`cannot read stdin: ${err.message}`); });
+  stdin.on('error', (err) => { if (!complete) fail(`cannot read stdin: ${err.message}`); });
 }
 
 if (process.argv[2] === CHILD_FLAG) {
   runChild();
 } else {
-  runRunner();
+  supervise();
 }

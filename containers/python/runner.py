@@ -1,19 +1,34 @@
 # code-sandbox-mcp Python runner: the main process of a sandbox container.
 #
-# Started (under Docker's --init) as
-#     python3 -u /opt/sandbox/runner.py
-# as user 65534:65534, working dir /work (a tmpfs, also HOME), /tmp a tmpfs,
-# read-only root, no network. `-u` is required: the snippet's output must
-# reach the pipes as it is produced.
+# Started as the container's PID 1 (no separate init) with
+#     python3 -I -S /opt/sandbox/runner.py
+# as a user id of its own (one per container), working dir /work (a tmpfs,
+# also HOME), /tmp a tmpfs, read-only root, no network.
 #
-# Protocol (the gateway implements the other side exactly as written here):
+# Two processes. The *supervisor* (this command) holds everything that decides
+# a run's result; the *program* process (this file with --child, which it
+# starts) imports the heavy libraries and runs the snippet. The program can
+# neither read the supervisor's memory nor write the container's output:
+#   - the supervisor is not dumpable (prctl), so /proc/1/mem, /proc/1/fd and
+#     ptrace are closed to processes of the same user (and the seccomp profile
+#     refuses ptrace and process_vm_* anyway; gVisor also refuses them to
+#     descendants);
+#   - the program's stdout and stderr are pipes the supervisor reads; only the
+#     supervisor holds the container's stdout;
+#   - as the init of the container's PID namespace, the supervisor gets no
+#     signal from the program under runc (it ignores every catchable signal;
+#     gVisor lets a SIGKILL through, which only ends the run early: the gateway
+#     then reports the container's exit status).
 #
-#  1. Warm-up. Before reading anything, the runner imports numpy, pandas and
-#     matplotlib (Agg backend) with pyplot, and renders one tiny figure, so a
-#     snippet that uses them starts at once. Then it writes the ready marker
-#     b"\x00ready\x00" to stdout, and nothing else. The gateway waits for it
-#     before it sends the code, so the snippet's time limit does not include
-#     the warm-up (code sent earlier simply waits in the pipe).
+# Protocol (the gateway, src/sandbox/exec.rs and output.rs, implements the other
+# side exactly as written here):
+#
+#  1. Warm-up. The supervisor starts the program process, which imports numpy,
+#     pandas and matplotlib (Agg backend) with pyplot and renders one tiny
+#     figure, so a snippet that uses them starts at once. When it is done, the
+#     supervisor writes the ready frame to stdout, and nothing else. The gateway
+#     waits for it before it sends the code, so the snippet's time limit does
+#     not include the warm-up (code sent earlier simply waits in the pipe).
 #
 #  2. Input on stdin: one header line, then the code:
 #         <nonce> SP <length> LF          e.g. "0123...cdef 42\n"
@@ -25,25 +40,36 @@
 #     Python runs the same characters the analyzer parsed.
 #     Anything else (a header that does not match, too long, not UTF-8, stdin
 #     closed early, no stdin at all) -> a "runner: ..." line on stderr, exit
-#     status 2, no marker.
-#     After the code is read, stdin is switched to /dev/null, so input() or
-#     sys.stdin.read() in the snippet see end-of-file instead of hanging.
+#     status 2, no end frame. The nonce stays in the supervisor.
 #
-#  3. Run as the main program: compiled with filename "<snippet>" (tracebacks
-#     show snippet line numbers and source lines), executed in a fresh
-#     __main__ module (__name__ == "__main__", no __file__, like `python -c`),
-#     sys.argv == ["<snippet>"], sys.path[0] == "" (the working directory).
-#     stdout/stderr are unbuffered: output streams as it is produced. Each write
-#     is written whole, even where the kernel writes pipes short (gVisor).
+#  3. Output on stdout: frames, each a kind byte, the payload's length as 4
+#     bytes big-endian, and the payload:
+#         R  ready: JSON {"protocol": 2, "runner": "python"}, once, before
+#            the code is read
+#         O  bytes the program wrote to its stdout (at most 64 KiB a frame)
+#         E  bytes the program wrote to its stderr
+#         X  the end: JSON {"nonce": <the header's nonce>, "status": <0-255>,
+#            "signal": <N or null>, "oom_killed": <bool>}; nothing follows,
+#            and the supervisor exits with <status>, which ends the container
+#            and everything in it.
+#     The container's stderr carries only the supervisor's own "runner: ..."
+#     lines. New kinds (files from the work dir, several runs in one
+#     container) are new letters; the gateway refuses kinds it does not know.
 #
-#  4. End: when the program finishes, the runner does what the interpreter
-#     does at exit (waits for non-daemon threads, runs atexit callbacks,
-#     releases the snippet's globals so files it left open are flushed),
-#     flushes stdout and stderr, and writes the end marker
-#         b"\x00" + <nonce> + b":" + <exit_code decimal> + b"\x00"
-#     to stderr first and then to stdout, each in one write(2), and exits with
-#     <exit_code> as its own status. Nothing follows the marker on either
-#     stream. <exit_code> is:
+#  4. The program runs as the main program: compiled with filename
+#     "<snippet>" (tracebacks show snippet line numbers and source lines),
+#     executed in a fresh __main__ module (__name__ == "__main__", no __file__,
+#     like `python -c`), sys.argv == ["<snippet>"], sys.path[0] == "" (the
+#     working directory), stdin at end-of-file (/dev/null). stdout/stderr are
+#     unbuffered: output streams as it is produced. Each write is written
+#     whole, even where the kernel writes pipes short (gVisor).
+#
+#  5. The end. When the program finishes, its process does what the
+#     interpreter does at exit (waits for non-daemon threads, runs atexit
+#     callbacks, releases the snippet's globals so files it left open are
+#     flushed), flushes stdout and stderr, declares its exit status to the
+#     supervisor on its status pipe (fd 4; the code came on fd 3), and exits
+#     with it:
 #         0    the code ran to its end, or sys.exit() / sys.exit(None)
 #         N    sys.exit(N) for an int N (reported as N & 0xFF, the status the
 #              process would have had)
@@ -51,17 +77,22 @@
 #              or an uncaught exception (usual traceback on stderr, without
 #              the runner's frame), or a syntax error (usual report)
 #         130  an uncaught KeyboardInterrupt (128 + SIGINT, as Python exits)
-#     If the snippet ends the interpreter itself (os._exit, a fatal signal,
-#     the OOM killer) there is no marker: the gateway uses the container's
-#     exit status. A process the snippet forks never writes a marker.
-#     The nonce only prevents accidental collisions with the program's own
-#     output; code running in this interpreter could find it.
+#     The supervisor takes the output written before the declaration, sends
+#     the end frame at once (waiting for the process to be torn down would
+#     cost milliseconds) and exits, which kills whatever is left. A program
+#     can declare only what sys.exit could say, and nothing it does after
+#     declaring runs long or reaches the gateway. If the process ends without
+#     declaring (os._exit, a fatal signal, the OOM killer), the supervisor
+#     reports what the kernel says: the exit status, or 128 + the signal, and
+#     oom_killed when the container's memory cgroup counted an OOM kill. A
+#     process the snippet forks never declares; its output after the end is
+#     not kept.
 #
 # `python3 runner.py --bake` (run as root at image build time) does the
 # warm-up with MPLCONFIGDIR=/opt/sandbox/matplotlib, leaving matplotlib's font
 # cache there. At run time the root is read-only, and matplotlib, given a
 # config dir it cannot write, makes a temporary one and rebuilds the font
-# cache on every start (slow, with a warning). So the runner points
+# cache on every start (slow, with a warning). So the program process points
 # MPLCONFIGDIR at /tmp/matplotlib (unless the environment names a writable
 # dir) and copies the baked cache files into it before importing matplotlib.
 
@@ -69,28 +100,265 @@ import io
 import os
 import sys
 
-RUNNER_DIR = os.path.dirname(os.path.abspath(__file__))
+RUNNER = os.path.abspath(__file__)
+RUNNER_DIR = os.path.dirname(RUNNER)
 BAKED_MPLCONFIGDIR = os.path.join(RUNNER_DIR, "matplotlib")
 RUNTIME_MPLCONFIGDIR = "/tmp/matplotlib"
 MAX_CODE_BYTES = 16 * 1024 * 1024
 HEADER_MAX_BYTES = 32 + 1 + 8 + 1  # nonce, space, up to 8 digits, newline
 SNIPPET = "<snippet>"
-READY_MARKER = b"\x00ready\x00"
-
-_runner_pid = os.getpid()
-_runner_globals = globals()
+# The program process's pipes to and from the supervisor: the code comes on one, the ready
+# byte and the declared exit status go back on the other.
+CODE_FD = 3
+STATUS_FD = 4
+FRAME_CHUNK = 64 * 1024
 
 
 def _write_all(fd, data):
-    while data:
+    view = memoryview(data)
+    while view:
         try:
-            n = os.write(fd, data)
+            view = view[os.write(fd, view):]
         except InterruptedError:
             continue
-        except OSError:
-            return
-        data = data[n:]
 
+
+def _fail(message):
+    try:
+        _write_all(2, ("runner: %s\n" % message).encode("utf-8", "replace"))
+    except OSError:
+        pass
+    os._exit(2)
+
+
+# ------------------------------------------------------------- the supervisor
+
+class Supervisor:
+    """PID 1: starts the program process, frames its output, reports its end."""
+
+    def __init__(self):
+        import signal
+        self.signal = signal
+        self.ignored = []
+        self.child = None
+        self.status = None  # set once the program's process is reaped
+        self.declared = b""  # what the program wrote on its status pipe
+
+    def shield(self):
+        """Ignore every asynchronous signal: nothing the program sends may stop us."""
+        signal = self.signal
+        names = ("SIGHUP SIGINT SIGQUIT SIGTERM SIGUSR1 SIGUSR2 SIGALRM SIGPIPE SIGTSTP "
+                 "SIGTTIN SIGTTOU SIGVTALRM SIGPROF SIGXCPU SIGXFSZ SIGWINCH SIGIO SIGPWR "
+                 "SIGURG SIGTRAP SIGSYS SIGSTKFLT").split()
+        numbers = [getattr(signal, n) for n in names if hasattr(signal, n)]
+        numbers += range(signal.SIGRTMIN, signal.SIGRTMAX + 1)
+        for number in numbers:
+            try:
+                signal.signal(number, signal.SIG_IGN)
+                self.ignored.append(number)
+            except (OSError, ValueError):
+                pass
+        # Not dumpable: /proc/1/{mem,fd,environ}, ptrace and process_vm_* are closed to
+        # processes of the same user without CAP_SYS_PTRACE (the sandbox has none).
+        import ctypes
+        PR_SET_DUMPABLE = 4
+        if ctypes.CDLL(None, use_errno=True).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0:
+            _fail("cannot make the supervisor non-dumpable (errno %d)" % ctypes.get_errno())
+
+    def start_program(self):
+        signal = self.signal
+        self.out_r, out_w = os.pipe()
+        self.err_r, err_w = os.pipe()
+        code_r, self.code_w = os.pipe()
+        self.status_r, status_w = os.pipe()
+        if min(code_r, status_w) <= STATUS_FD:
+            _fail("unexpected descriptors %d and %d" % (code_r, status_w))
+        self.wake_r, wake_w = os.pipe()
+        os.set_blocking(self.wake_r, False)
+        os.set_blocking(wake_w, False)
+        signal.signal(signal.SIGCHLD, lambda *_: None)
+        signal.set_wakeup_fd(wake_w)
+        pid = os.fork()
+        if pid == 0:
+            try:
+                for number in self.ignored + [signal.SIGCHLD]:
+                    signal.signal(number, signal.SIG_DFL)
+                devnull = os.open(os.devnull, os.O_RDONLY)
+                os.dup2(devnull, 0)
+                os.dup2(out_w, 1)
+                os.dup2(err_w, 2)
+                # code_r and status_w were opened after the output pipes (fds 3 to 6), so
+                # placing them at 3 and 4 overwrites nothing still needed.
+                os.dup2(code_r, CODE_FD)
+                os.dup2(status_w, STATUS_FD)
+                os.closerange(STATUS_FD + 1, 65536)
+                os.execv(sys.executable, [sys.executable, "-u", RUNNER, "--child"])
+            finally:
+                os._exit(127)
+        self.child = pid
+        for fd in (out_w, err_w, code_r, status_w):
+            os.close(fd)
+
+    def reap(self):
+        """Collect every exited child (orphans of the program come to PID 1 too)."""
+        while True:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                return
+            if pid == self.child:
+                self.status = status
+
+    def wait_until_ready(self):
+        """Wait for the program process's warm-up; its early output is our diagnostics."""
+        import select
+        poll = select.poll()
+        for fd in (self.status_r, self.out_r, self.err_r):
+            poll.register(fd, select.POLLIN)
+        while True:
+            for fd, _ in poll.poll():
+                if fd == self.status_r:
+                    if os.read(self.status_r, 1) == b"r":
+                        return
+                    self.reap()
+                    _fail("the program process exited before it was ready (status %r)" % self.status)
+                data = os.read(fd, FRAME_CHUNK)
+                if data:
+                    _write_all(2, data)
+                else:
+                    poll.unregister(fd)
+
+    def frame(self, kind, payload=b""):
+        _write_all(1, kind + len(payload).to_bytes(4, "big") + payload)
+
+    def relay(self):
+        """Frame the program's output until its process declares its end or dies."""
+        import select
+        poll = select.poll()
+        streams = {self.out_r: b"O", self.err_r: b"E"}
+        for fd in list(streams) + [self.status_r, self.wake_r]:
+            poll.register(fd, select.POLLIN)
+        while self.status is None and self.declaration() is None:
+            for fd, _ in poll.poll():
+                if fd == self.wake_r:
+                    while True:
+                        try:
+                            if not os.read(self.wake_r, 64):
+                                break
+                        except BlockingIOError:
+                            break
+                    self.reap()
+                elif fd == self.status_r:
+                    data = os.read(self.status_r, 16)
+                    self.declared += data
+                    if not data or len(self.declared) > 8:
+                        poll.unregister(fd)  # closed, or not a declaration: wait for the exit
+                        self.declared = b"?"
+                elif not self.forward(fd, streams[fd]):
+                    poll.unregister(fd)
+        # What the program wrote before it ended is in the pipes: take it, but no more than
+        # a bounded amount (a process it forked may still be writing).
+        for fd, kind in streams.items():
+            os.set_blocking(fd, False)
+            for _ in range(64):
+                try:
+                    if not self.forward(fd, kind):
+                        break
+                except BlockingIOError:
+                    break
+
+    def forward(self, fd, kind):
+        data = os.read(fd, FRAME_CHUNK)
+        if data:
+            self.frame(kind, data)
+        return bool(data)
+
+    def declaration(self):
+        """The status the program declared ("<0-255>\\n"), or None."""
+        text = self.declared
+        if text.endswith(b"\n") and text[:-1].isdigit() and int(text[:-1]) <= 255:
+            return int(text[:-1])
+        return None
+
+    def finish(self, nonce, oom_kills_before):
+        declared = self.declaration()
+        signal_number = None
+        if declared is not None and self.status is None:
+            status = declared
+        elif os.WIFSIGNALED(self.status):
+            signal_number = os.WTERMSIG(self.status)
+            status = 128 + signal_number
+        else:
+            status = os.waitstatus_to_exitcode(self.status) & 0xFF
+        oom = signal_number == self.signal.SIGKILL and _oom_kills() > oom_kills_before
+        self.frame(b"X", ('{"nonce": "%s", "status": %d, "signal": %s, "oom_killed": %s}' % (
+            nonce.decode(), status, "null" if signal_number is None else signal_number,
+            "true" if oom else "false")).encode())
+        os._exit(status)
+
+
+def _oom_kills():
+    """OOM kills counted by the container's memory cgroup (v2, else v1); 0 if unknown."""
+    for path in ("/sys/fs/cgroup/memory.events", "/sys/fs/cgroup/memory/memory.oom_control"):
+        try:
+            with open(path) as f:
+                for line in f:
+                    key, _, value = line.partition(" ")
+                    if key == "oom_kill":
+                        return int(value)
+        except (OSError, ValueError):
+            pass
+    return 0
+
+
+def _read_request():
+    """The header and code from stdin: (nonce, code bytes), already checked as UTF-8."""
+    stdin = sys.stdin.buffer if sys.stdin is not None else None
+    if stdin is None:
+        _fail("no stdin (start the container with -i / OpenStdin)")
+    header = stdin.readline(HEADER_MAX_BYTES)
+    if not header:
+        _fail("stdin closed before the header line")
+    nonce, _, digits = header[:-1].partition(b" ")
+    if not (header.endswith(b"\n") and len(nonce) == 32
+            and all(c in b"0123456789abcdef" for c in nonce)
+            and 0 < len(digits) <= 8 and digits.isdigit() and (digits == b"0" or digits[:1] != b"0")):
+        _fail("bad header line %r (want '<32 lowercase hex nonce> <length>\\n')" % header[:80])
+    length = int(digits)
+    if length > MAX_CODE_BYTES:
+        _fail("code length %d exceeds the limit of %d bytes" % (length, MAX_CODE_BYTES))
+    data = stdin.read(length) if length else b""
+    if len(data) != length:
+        _fail("stdin closed after %d of %d code bytes" % (len(data), length))
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        _fail("code is not valid UTF-8: %s" % e)
+    return nonce, data
+
+
+def supervise():
+    supervisor = Supervisor()
+    # The program's warm-up is the long part of a start: begin it first. Nothing runs in it
+    # but the runner until the code arrives, after the shield is up.
+    supervisor.start_program()
+    supervisor.shield()
+    oom_kills_before = _oom_kills()
+    supervisor.wait_until_ready()
+    supervisor.frame(b"R", b'{"protocol": 2, "runner": "python"}')
+    nonce, code = _read_request()
+    try:
+        _write_all(supervisor.code_w, code)
+        os.close(supervisor.code_w)
+    except OSError:
+        pass  # the program process is gone: its status tells why
+    supervisor.relay()
+    supervisor.finish(nonce, oom_kills_before)
+
+
+# --------------------------------------------------------- the program process
 
 class _FullWriter(io.RawIOBase):
     """An unbuffered raw stream whose write() writes all it is given.
@@ -131,11 +399,6 @@ def _full_write_streams():
         setattr(sys, "__%s__" % name, stream)
 
 
-def _fail(message):
-    _write_all(2, ("runner: %s\n" % message).encode("utf-8", "replace"))
-    os._exit(2)
-
-
 def _prepare_matplotlib_dir(bake):
     if bake:
         os.makedirs(BAKED_MPLCONFIGDIR, exist_ok=True)
@@ -163,7 +426,6 @@ def _warm_up(bake=False):
     """Import the heavy libraries (and render once) before any code arrives."""
     _prepare_matplotlib_dir(bake)
     os.environ.setdefault("MPLBACKEND", "Agg")
-    import io
     import numpy  # noqa: F401
     import pandas  # noqa: F401
     import matplotlib
@@ -174,34 +436,6 @@ def _warm_up(bake=False):
     fig.text(0.5, 0.5, "warm $x^2$")
     fig.savefig(io.BytesIO(), format="png")
     plt.close(fig)
-
-
-def _read_code():
-    import re
-    if sys.stdin is None:
-        _fail("no stdin (start the container with -i / OpenStdin)")
-    stdin = sys.stdin.buffer
-    header = stdin.readline(HEADER_MAX_BYTES)
-    if not header:
-        _fail("stdin closed before the header line")
-    match = re.fullmatch(rb"([0-9a-f]{32}) (0|[1-9][0-9]{0,7})\n", header)
-    if match is None:
-        _fail("bad header line %r (want '<32 lowercase hex nonce> <length>\\n')" % header[:80])
-    nonce, length = match.group(1), int(match.group(2))
-    if length > MAX_CODE_BYTES:
-        _fail("code length %d exceeds the limit of %d bytes" % (length, MAX_CODE_BYTES))
-    data = stdin.read(length) if length else b""
-    if len(data) != length:
-        _fail("stdin closed after %d of %d code bytes" % (len(data), length))
-    try:
-        source = data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        _fail("code is not valid UTF-8: %s" % e)
-    # The snippet gets end-of-file on stdin, not a pipe that never closes.
-    devnull = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(devnull, 0)
-    os.close(devnull)
-    return nonce, source
 
 
 def _report_exception(exc):
@@ -222,6 +456,9 @@ def _report_exception(exc):
             sys.excepthook(type(exc), exc, tb)
     except BaseException:
         sys.__excepthook__(type(exc), exc, tb)
+
+
+_runner_globals = globals()
 
 
 def _exit_status(exc):
@@ -265,7 +502,7 @@ def _run(source):
     return module, status
 
 
-def _finish(module, status, nonce):
+def _finish(module, status, status_fd):
     # What the interpreter does at exit, in its order: join non-daemon
     # threads, then atexit callbacks.
     threading = sys.modules.get("threading")
@@ -280,7 +517,7 @@ def _finish(module, status, nonce):
     except BaseException:
         pass
     # Release the snippet's globals so files it left open get flushed and
-    # closed before the marker (unless daemon threads may still use them).
+    # closed before the end (unless daemon threads may still use them).
     # No gc.collect(): with pandas loaded it costs ~30 ms on every run.
     if threading is None or threading.active_count() <= 1:
         try:
@@ -292,11 +529,33 @@ def _finish(module, status, nonce):
             stream.flush()
         except BaseException:
             pass
-    if os.getpid() == _runner_pid:  # not in a process the snippet forked
-        marker = b"\x00" + nonce + b":" + str(status).encode() + b"\x00"
-        _write_all(2, marker)
-        _write_all(1, marker)
+    try:
+        _write_all(status_fd, b"%d\n" % status)
+    except OSError:
+        pass  # the supervisor then reports the exit status itself
     os._exit(status)
+
+
+def run_program():
+    # The OOM killer picks this process before its supervisor.
+    try:
+        with open("/proc/self/oom_score_adj", "w") as f:
+            f.write("1000")
+    except OSError:
+        pass
+    _warm_up()
+    _full_write_streams()
+    _write_all(STATUS_FD, b"r")
+    parts = []
+    while True:
+        data = os.read(CODE_FD, 1 << 20)
+        if not data:
+            break
+        parts.append(data)
+    source = b"".join(parts).decode("utf-8")
+    module, status = _run(source)
+    os.close(CODE_FD)
+    _finish(module, status, STATUS_FD)
 
 
 def main():
@@ -304,14 +563,10 @@ def main():
         _warm_up(bake=True)
         print("runner: baked matplotlib cache in %s: %s"
               % (BAKED_MPLCONFIGDIR, sorted(os.listdir(BAKED_MPLCONFIGDIR))))
-        return
-    _warm_up()
-    # Tell the gateway the libraries are loaded: its time limit starts with the code.
-    _write_all(1, READY_MARKER)
-    nonce, source = _read_code()
-    _full_write_streams()
-    module, status = _run(source)
-    _finish(module, status, nonce)
+    elif sys.argv[1:] == ["--child"]:
+        run_program()
+    else:
+        supervise()
 
 
 if __name__ == "__main__":

@@ -7,15 +7,25 @@ use std::time::Duration;
 
 use code_sandbox_mcp::analysis::Language;
 use code_sandbox_mcp::policy::format_size;
-use code_sandbox_mcp::sandbox::{Engine, Sandbox, images};
+use code_sandbox_mcp::sandbox::{Engine, EngineKind, Sandbox, images, seccomp};
 
 use super::SandboxArgs;
 
 /// Reads, inside the sandbox, what the container actually enforces. prctl asks the kernel the
 /// snippet sees, which under gVisor is gVisor's (its /proc/self/status omits NoNewPrivs).
 const PROBE: &str = r#"
-import ctypes, json, os, resource
-libc = ctypes.CDLL(None)
+import ctypes, json, os, resource, socket
+libc = ctypes.CDLL(None, use_errno=True)
+def refused(call):
+    ctypes.set_errno(0)
+    result = call()
+    return result == -1 and ctypes.get_errno() == 1
+def vsock_refused():
+    try:
+        socket.socket(40, socket.SOCK_STREAM).close()  # AF_VSOCK: created, never connected
+        return False
+    except OSError:
+        return True
 def read(*paths):
     for p in paths:
         try:
@@ -41,6 +51,8 @@ print(json.dumps({
     "interfaces": sorted(os.listdir("/sys/class/net")),
     "root_writable": root_writable,
     "work_writable": os.access("/work", os.W_OK),
+    "unshare_refused": refused(lambda: libc.unshare(0x10000000)),
+    "vsock_refused": vsock_refused(),
 }))
 "#;
 
@@ -140,6 +152,32 @@ async fn check_host(report: &mut Report, args: &SandboxArgs) {
             if !runtimes.iter().any(|r| r.name == "runsc" && r.installed) {
                 report.note("gVisor (runsc) is not available: policies with `runtime: runsc`, such as strict-gvisor, cannot run here (README, section \"gVisor\")");
             }
+            let handed = match engine.kind {
+                EngineKind::Docker => "handed to Docker with each container",
+                EngineKind::Podman => {
+                    "written to a private file whose path Podman reads for each container"
+                }
+            };
+            report.ok(&format!(
+                "seccomp: every container gets the gateway's own profile {} ({} calls allowed; no namespaces, mounts, io_uring, keyrings, bpf, ptrace, memfd, or sockets but unix, inet and inet6), {handed}",
+                seccomp::digest(),
+                seccomp::allowed_count()
+            ));
+            // Podman's compatible API runs its default runtime whatever a container asks for,
+            // so a gVisor it lists matters only when it is that default.
+            let used = |r: &&code_sandbox_mcp::sandbox::engine::Runtime| {
+                r.installed && r.is_gvisor() && (engine.kind == EngineKind::Docker || r.default)
+            };
+            for gvisor in runtimes.iter().filter(used) {
+                if gvisor.applies_seccomp() {
+                    report.ok(&format!("seccomp under gVisor: `{}` runs with --oci-seccomp, so the profile applies inside gVisor too", gvisor.name));
+                } else {
+                    report.note(&format!(
+                        "seccomp under gVisor: `{}` is registered without --oci-seccomp, so it is handed the profile but does not apply it; gVisor's own kernel answers every call (namespaces and io_uring stay inside it, AF_VSOCK, bpf, userfaultfd and perf events do not exist there) and gVisor runs under its own filter on the host. Add \"--oci-seccomp\" to its runtimeArgs to apply the profile there too",
+                        gvisor.name
+                    ));
+                }
+            }
         }
         Err(e) => report.fail("cannot list runtimes", &e.to_string()),
     }
@@ -233,10 +271,14 @@ async fn probe(report: &mut Report, args: &SandboxArgs, policy: &code_sandbox_mc
             report.fail(&what, "the engine did not apply this limit; check its cgroup setup (`docker info` warnings)");
         }
     };
+    let uid = seen["uid"].as_u64().and_then(|u| u32::try_from(u).ok());
     check(
         report,
-        seen["uid"] != 0,
-        format!("snippets run as uid {}", seen["uid"]),
+        uid.is_some_and(|u| u != 0 && config.uids.contains(u)),
+        format!(
+            "snippets run as uid {}, one of their own from {}",
+            seen["uid"], config.uids
+        ),
     );
     check(
         report,
@@ -267,6 +309,12 @@ async fn probe(report: &mut Report, args: &SandboxArgs, policy: &code_sandbox_mc
             report,
             seen["seccomp"] == 2,
             "a seccomp filter is active".to_owned(),
+        );
+        check(
+            report,
+            seen["unshare_refused"] == true && seen["vsock_refused"] == true,
+            "the gateway's profile is in force: user namespaces and AF_VSOCK sockets are refused"
+                .to_owned(),
         );
     }
     check(

@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use clap::Args;
 use code_sandbox_mcp::analysis::Language;
 use code_sandbox_mcp::policy::{self, DEFAULT_POLICY, Policy};
-use code_sandbox_mcp::sandbox::{EngineChoice, SandboxConfig};
+use code_sandbox_mcp::sandbox::{EngineChoice, SandboxConfig, UidRange};
 
 /// Exit status for a failure of the gateway itself (engine, image, policy), as `docker run`.
 pub const EXIT_SANDBOX_ERROR: u8 = 125;
@@ -51,6 +51,16 @@ pub struct SandboxArgs {
     /// Fail instead of building missing images.
     #[arg(long, global = true)]
     pub no_build: bool,
+    /// User ids for sandbox containers, one per container: FIRST-LAST. Ids no host user and
+    /// no other container uses (with rootless Podman: ids inside its subordinate range).
+    #[arg(
+        long,
+        global = true,
+        default_value_t = UidRange::default(),
+        env = "SANDBOX_UIDS",
+        value_name = "FIRST-LAST"
+    )]
+    pub sandbox_uids: UidRange,
 }
 
 impl SandboxArgs {
@@ -83,6 +93,7 @@ impl SandboxArgs {
             build_missing_images: !self.no_build,
             mirror: self.mirror.clone(),
             languages,
+            uids: self.sandbox_uids,
         })
     }
 

@@ -10,6 +10,7 @@ use code_sandbox_mcp::analysis::Language;
 use code_sandbox_mcp::gateway::{Gateway, RunReport};
 use code_sandbox_mcp::policy::{Action, Verdict};
 use code_sandbox_mcp::sandbox::LazySandbox;
+use code_sandbox_mcp::visible::visible;
 
 use super::{EXIT_SANDBOX_ERROR, SandboxArgs};
 
@@ -19,6 +20,9 @@ pub const EXIT_DENIED: u8 = 126;
 pub const EXIT_TIMED_OUT: u8 = 124;
 /// The memory limit was reached (128 + SIGKILL, as shells report a killed program).
 pub const EXIT_OOM_KILLED: u8 = 137;
+/// The program wrote so far past the output limit that it was killed: 128 + SIGPIPE, as
+/// shells report a program whose reader stopped reading.
+pub const EXIT_KILLED_FOR_OUTPUT: u8 = 141;
 
 #[derive(Args)]
 pub struct RunArgs {
@@ -88,6 +92,8 @@ async fn run_inner(sandbox_args: &SandboxArgs, args: &RunArgs) -> Result<ExitCod
         ExitCode::from(EXIT_TIMED_OUT)
     } else if e.oom_killed {
         ExitCode::from(EXIT_OOM_KILLED)
+    } else if e.killed_for_output {
+        ExitCode::from(EXIT_KILLED_FOR_OUTPUT)
     } else {
         ExitCode::from(e.exit_code.map_or(EXIT_SANDBOX_ERROR, |c| (c & 0xff) as u8))
     })
@@ -142,8 +148,11 @@ fn emit(report: &RunReport, args: &RunArgs, code: &str) {
         return;
     }
     let e = &report.execution;
-    let _ = std::io::stdout().lock().write_all(e.stdout.as_bytes());
-    let _ = err.write_all(e.stderr.as_bytes());
+    // Hidden and display-changing characters shown as <U+XXXX>; `--json` keeps them.
+    let _ = std::io::stdout()
+        .lock()
+        .write_all(visible(&e.stdout).as_bytes());
+    let _ = err.write_all(visible(&e.stderr).as_bytes());
     if e.stdout_truncated || e.stderr_truncated {
         let _ = writeln!(
             err,
@@ -160,6 +169,12 @@ fn emit(report: &RunReport, args: &RunArgs, code: &str) {
         let _ = writeln!(
             err,
             "code-sandbox-mcp: killed for exceeding the policy's memory limit"
+        );
+    }
+    if e.killed_for_output {
+        let _ = writeln!(
+            err,
+            "code-sandbox-mcp: killed for writing far more output than the policy's output limit"
         );
     }
 }

@@ -6,9 +6,11 @@ use rmcp::model::{CallToolResult, ContentBlock};
 use crate::analysis::Language;
 use crate::gateway::RunReport;
 use crate::policy::{Action, Finding, Policy, format_size};
+use crate::visible::visible;
 
 /// The tool result: the report as structured content, and text a model reads. A denial, a
-/// timeout and an OOM kill are errors (`isError`), each saying what happened and what to do.
+/// timeout, an OOM kill and a kill for flooding the output are errors (`isError`), each saying
+/// what happened and what to do.
 pub(super) fn present(report: &RunReport, policy: &Policy) -> CallToolResult {
     let value = serde_json::to_value(report).expect("reports serialize");
     let e = &report.execution;
@@ -30,22 +32,30 @@ pub(super) fn present(report: &RunReport, policy: &Policy) -> CallToolResult {
             format_size(limits.memory_bytes)
         ));
         true
+    } else if e.killed_for_output {
+        text.push_str(&format!(
+            "The code was killed for writing far more output than the sandbox's limit of {} per stream. Print summaries (head(), describe(), counts) instead of whole data.\n",
+            format_size(limits.output_bytes)
+        ));
+        true
     } else {
         let code = e.exit_code.map_or("unknown".to_owned(), |c| c.to_string());
         text.push_str(&format!("Exit code {code} ({} ms).\n", e.duration_ms));
         false
     };
     if report.ran {
+        // Hidden and display-changing characters shown as <U+XXXX>; structured content keeps
+        // the output as written.
         if !e.stdout.is_empty() {
             text.push_str(&format!(
                 "--- stdout ---\n{}\n",
-                e.stdout.trim_end_matches('\n')
+                visible(e.stdout.trim_end_matches('\n'))
             ));
         }
         if !e.stderr.is_empty() {
             text.push_str(&format!(
                 "--- stderr ---\n{}\n",
-                e.stderr.trim_end_matches('\n')
+                visible(e.stderr.trim_end_matches('\n'))
             ));
         }
         if e.stdout_truncated || e.stderr_truncated {

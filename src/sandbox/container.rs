@@ -1,12 +1,11 @@
-//! One hardened, single-use container: how it is configured from the policy's limits, started
-//! with its runner attached, destroyed, and reaped if a previous gateway left it behind.
+//! One hardened, single-use container: started with its runner attached (configured by
+//! [`super::hardening`]), destroyed, and reaped if a previous gateway left it behind.
 
 use std::collections::HashMap;
 use std::pin::Pin;
 use std::time::Duration;
 
 use bollard::container::{AttachContainerResults, LogOutput};
-use bollard::models::{ContainerCreateBody, HostConfig, ResourcesUlimits};
 use bollard::query_parameters::{
     AttachContainerOptionsBuilder, KillContainerOptionsBuilder, ListContainersOptionsBuilder,
     RemoveContainerOptionsBuilder, StartContainerOptions,
@@ -14,8 +13,11 @@ use bollard::query_parameters::{
 use futures_util::{Stream, StreamExt};
 use tokio::io::AsyncWrite;
 
-use super::engine::{Engine, EngineKind, SandboxError};
-use crate::policy::Limits;
+use super::engine::{Engine, SandboxError};
+pub use super::hardening::ContainerSpec;
+use super::hardening::create_body;
+use super::output::{Frames, Piece};
+use super::uids::UidLease;
 
 /// Every container the gateway creates carries this label, so leftovers can be found.
 pub const LABEL_MANAGED: &str = "code-sandbox-mcp.managed";
@@ -23,62 +25,10 @@ pub const LABEL_MANAGED: &str = "code-sandbox-mcp.managed";
 pub const LABEL_OWNER: &str = "code-sandbox-mcp.owner";
 /// A random id of the sandbox instance (one process may run several, e.g. tests).
 pub const LABEL_INSTANCE: &str = "code-sandbox-mcp.instance";
-/// The unprivileged user snippets run as (Debian's `nobody`).
-pub const SANDBOX_USER: &str = "65534:65534";
+/// The container's own uid (and gid), so gateways sharing an engine never pick the same.
+pub const LABEL_UID: &str = "code-sandbox-mcp.uid";
 /// The writable work dir: a tmpfs, also the snippet's current directory and HOME.
 pub const WORK_DIR: &str = "/work";
-
-/// Everything needed to start a container for one language under one policy.
-#[derive(Clone)]
-pub struct ContainerSpec {
-    pub language: crate::analysis::Language,
-    pub image: String,
-    pub command: Vec<String>,
-    pub limits: Limits,
-    /// Variables passed through from the gateway's environment. Values are never logged.
-    pub env: Vec<(String, String)>,
-    /// The creating sandbox's id, for its final sweep.
-    pub instance: String,
-    /// The engine's make: Podman needs an explicit RLIMIT_NPROC (see [`task_limits`]).
-    pub engine: EngineKind,
-    /// The runtime is gVisor, which counts the snippet's processes itself (see [`task_limits`]).
-    pub gvisor: bool,
-}
-
-/// A mount that hides a directory under an empty, read-only, non-executable tmpfs.
-const SEALED_TMPFS: &str = "ro,nosuid,nodev,noexec,size=64k";
-
-/// Headroom of the host's task limit under gVisor: each of the snippet's tasks costs gVisor
-/// several host threads (measured here with runsc's default ptrace platform: 32 snippet
-/// processes needed between 193 and 256 host tasks), plus gVisor's own kernel threads.
-const GVISOR_HOST_TASKS_PER_TASK: u32 = 8;
-const GVISOR_OWN_TASKS: u32 = 64;
-
-/// RLIMIT_NPROC under Podman with runc. Podman 4.3, given any ulimit but this one, sets it to
-/// a value its runtime may not raise to, and the container fails to start ("error setting
-/// rlimit type 6"). Under runc the limit counts every process of the sandbox's uid on the
-/// host, across containers, so it is a ceiling far above any one sandbox's pids limit.
-const PODMAN_NPROC: u32 = 4096;
-
-/// The host's task limit (pids cgroup) and the RLIMIT_NPROC to set, if any.
-///
-/// Under runc the snippet's tasks are host tasks, so the pids cgroup counts exactly them.
-/// Under gVisor the cgroup counts gVisor's threads, and a limit the size of the policy's kills
-/// gVisor itself after a few forks; so the cgroup gets headroom and the policy's limit is
-/// applied inside gVisor's kernel as RLIMIT_NPROC, which there counts this sandbox's tasks
-/// alone.
-fn task_limits(pids: u32, gvisor: bool, engine: EngineKind) -> (i64, Option<i64>) {
-    if gvisor {
-        let host = pids
-            .saturating_mul(GVISOR_HOST_TASKS_PER_TASK)
-            .saturating_add(GVISOR_OWN_TASKS);
-        (i64::from(host), Some(i64::from(pids)))
-    } else if engine == EngineKind::Podman {
-        (i64::from(pids), Some(i64::from(PODMAN_NPROC.max(pids))))
-    } else {
-        (i64::from(pids), None)
-    }
-}
 
 pub type Output = Pin<Box<dyn Stream<Item = Result<LogOutput, bollard::errors::Error>> + Send>>;
 pub type Input = Pin<Box<dyn AsyncWrite + Send>>;
@@ -88,6 +38,16 @@ pub struct Started {
     pub id: String,
     pub input: Input,
     pub output: Output,
+    /// The container's user id, returned when this is dropped (after the container is gone).
+    pub uid: UidLease,
+}
+
+impl Started {
+    /// Drops the attach streams (the container lives on until it is destroyed).
+    pub fn close_streams(&mut self) {
+        self.output = Box::pin(futures_util::stream::empty());
+        self.input = Box::pin(tokio::io::sink());
+    }
 }
 
 /// This gateway's owner label value.
@@ -101,96 +61,15 @@ fn hostname() -> String {
         .unwrap_or_else(|_| "unknown".to_owned())
 }
 
-/// The container configuration: every item of the hardening checklist, from the limits.
-pub fn create_body(spec: &ContainerSpec) -> ContainerCreateBody {
-    let l = &spec.limits;
-    let memory = i64::try_from(l.memory_bytes).unwrap_or(i64::MAX);
-    let tmpfs_options = |noexec: bool| {
-        format!(
-            "rw,nosuid,nodev,{}size={},mode=1777",
-            if noexec { "noexec," } else { "" },
-            l.tmpfs_bytes
-        )
-    };
-    let ulimit = |name: &str, value: i64| ResourcesUlimits {
-        name: Some(name.to_owned()),
-        soft: Some(value),
-        hard: Some(value),
-    };
-    let (host_pids, nproc) = task_limits(l.pids, spec.gvisor, spec.engine);
-    let mut ulimits = vec![
-        ulimit("nofile", 256),
-        ulimit("fsize", i64::try_from(l.tmpfs_bytes).unwrap_or(i64::MAX)),
-        ulimit("core", 0),
-    ];
-    ulimits.extend(nproc.map(|n| ulimit("nproc", n)));
-    let host = HostConfig {
-        memory: Some(memory),
-        // Swap equal to memory means no swap: the limit is the limit.
-        memory_swap: Some(memory),
-        nano_cpus: Some((l.cpus * 1e9) as i64),
-        pids_limit: Some(host_pids),
-        network_mode: Some("none".to_owned()),
-        readonly_rootfs: Some(true),
-        cap_drop: Some(vec!["ALL".to_owned()]),
-        security_opt: Some(vec!["no-new-privileges:true".to_owned()]),
-        tmpfs: Some(HashMap::from([
-            (WORK_DIR.to_owned(), tmpfs_options(true)),
-            ("/tmp".to_owned(), tmpfs_options(true)),
-            // Podman mounts writable, executable tmpfs at /run and /var/tmp on a read-only
-            // root; empty read-only ones there keep the root read-only on every engine.
-            ("/run".to_owned(), SEALED_TMPFS.to_owned()),
-            ("/var/tmp".to_owned(), SEALED_TMPFS.to_owned()),
-        ])),
-        // /dev/shm is writable on every engine (64 MiB by default): no more than the work dir.
-        shm_size: Some(i64::try_from(l.tmpfs_bytes).unwrap_or(i64::MAX)),
-        ulimits: Some(ulimits),
-        // An init process as PID 1 reaps zombies and lets SIGKILL end everything at once.
-        init: Some(true),
-        runtime: l.runtime.clone(),
-        auto_remove: Some(false),
-        ..Default::default()
-    };
-    let mut env = vec![
-        format!("HOME={WORK_DIR}"),
-        "MPLBACKEND=Agg".to_owned(),
-        "PYTHONDONTWRITEBYTECODE=1".to_owned(),
-        "PYTHONIOENCODING=utf-8".to_owned(),
-        "LANG=C.UTF-8".to_owned(),
-    ];
-    env.extend(spec.env.iter().map(|(k, v)| format!("{k}={v}")));
-    ContainerCreateBody {
-        image: Some(spec.image.clone()),
-        cmd: Some(spec.command.clone()),
-        user: Some(SANDBOX_USER.to_owned()),
-        working_dir: Some(WORK_DIR.to_owned()),
-        hostname: Some("sandbox".to_owned()),
-        env: Some(env),
-        labels: Some(HashMap::from([
-            (LABEL_MANAGED.to_owned(), "true".to_owned()),
-            (LABEL_OWNER.to_owned(), owner()),
-            (LABEL_INSTANCE.to_owned(), spec.instance.clone()),
-        ])),
-        attach_stdin: Some(true),
-        attach_stdout: Some(true),
-        attach_stderr: Some(true),
-        open_stdin: Some(true),
-        // If the gateway disappears, the runner's stdin closes and the container exits.
-        stdin_once: Some(true),
-        tty: Some(false),
-        network_disabled: Some(true),
-        host_config: Some(host),
-        ..Default::default()
-    }
-}
-
-/// Creates, attaches and starts a container. On any failure the container is removed again.
+/// Creates, attaches and starts a container with a user id of its own. On any failure the
+/// container is removed again.
 pub async fn start(engine: &Engine, spec: &ContainerSpec) -> Result<Started, SandboxError> {
     let docker = &engine.docker;
+    let uid = spec.uids.lease(engine).await?;
     let created = docker
         .create_container(
             None::<bollard::query_parameters::CreateContainerOptions>,
-            create_body(spec),
+            create_body(spec, uid.uid),
         )
         .await
         .map_err(|e| match e {
@@ -222,30 +101,34 @@ pub async fn start(engine: &Engine, spec: &ContainerSpec) -> Result<Started, San
             .map_err(|e| SandboxError::container("starting a container", e))?;
         let mut output = output;
         wait_until_ready(&mut output, &spec.image).await?;
-        Ok::<_, SandboxError>(Started {
-            id: id.clone(),
-            input,
-            output,
-        })
+        Ok::<_, SandboxError>((input, output))
     }
     .await;
-    if attached.is_err() {
-        destroy(engine, &id).await;
+    match attached {
+        Ok((input, output)) => Ok(Started {
+            id,
+            input,
+            output,
+            uid,
+        }),
+        Err(e) => {
+            destroy(engine, &id).await;
+            drop(uid);
+            Err(e)
+        }
     }
-    attached
 }
 
-/// What the runner writes to stdout once its libraries are loaded and it waits for code.
-const READY_MARKER: &[u8] = b"\0ready\0";
 /// Longest a runner may take to get ready (a cold start on a busy host).
 const READY_TIMEOUT: Duration = Duration::from_secs(120);
 /// Most startup output kept for an error message.
 const STARTUP_OUTPUT_CAP: usize = 16 << 10;
 
-/// Reads the runner's output up to its ready marker, so a run's time limit starts with the
+/// Reads the runner's output up to its ready frame, so a run's time limit starts with the
 /// code, not with the interpreter's warm-up.
 async fn wait_until_ready(output: &mut Output, image: &str) -> Result<(), SandboxError> {
     let deadline = tokio::time::Instant::now() + READY_TIMEOUT;
+    let mut frames = Frames::new();
     let mut stdout = Vec::new();
     let mut stderr = Vec::new();
     let failed = |why: &str, stderr: &[u8]| SandboxError::RunnerFailed {
@@ -266,19 +149,20 @@ async fn wait_until_ready(output: &mut Output, image: &str) -> Result<(), Sandbo
         };
         match item {
             Some(Ok(LogOutput::StdOut { message })) => {
-                stdout.extend_from_slice(&message);
-                if stdout.ends_with(READY_MARKER) {
-                    return if stdout.len() == READY_MARKER.len() {
-                        Ok(())
-                    } else {
-                        Err(failed("unexpected output before it was ready", &stdout))
-                    };
+                let room = STARTUP_OUTPUT_CAP.saturating_sub(stdout.len());
+                stdout.extend_from_slice(&message[..message.len().min(room)]);
+                // The ready frame must be the first and only thing written.
+                let mut ready = false;
+                let mut other = false;
+                let pushed = frames.push(&message, |piece| match piece {
+                    Piece::Ready(_) if !ready && !other => ready = true,
+                    _ => other = true,
+                });
+                if pushed.is_err() || other || (ready && !frames.at_boundary()) {
+                    return Err(failed("unexpected output before it was ready", &stdout));
                 }
-                if stdout.len() > STARTUP_OUTPUT_CAP {
-                    return Err(failed(
-                        "unexpected output before it was ready",
-                        &stdout[..STARTUP_OUTPUT_CAP],
-                    ));
+                if ready {
+                    return Ok(());
                 }
             }
             Some(Ok(LogOutput::StdErr { message })) => {
@@ -404,28 +288,4 @@ fn gateway_alive(pid: &str) -> bool {
 /// A container id as people read it.
 pub fn short(id: &str) -> &str {
     &id[..id.len().min(12)]
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn task_limits_follow_the_runtime() {
-        // runc on Docker: the pids cgroup counts the snippet's tasks exactly.
-        assert_eq!(task_limits(64, false, EngineKind::Docker), (64, None));
-        // Podman: the same cgroup, and the RLIMIT_NPROC ceiling it needs to start at all.
-        assert_eq!(
-            task_limits(64, false, EngineKind::Podman),
-            (64, Some(i64::from(PODMAN_NPROC)))
-        );
-        // gVisor: the policy's limit inside gVisor's kernel, headroom for gVisor on the host.
-        let (host, nproc) = task_limits(64, true, EngineKind::Docker);
-        assert_eq!(nproc, Some(64));
-        assert!(host >= 64 * 6, "{host}");
-        assert_eq!(
-            task_limits(u32::MAX, true, EngineKind::Podman).1,
-            Some(i64::from(u32::MAX))
-        );
-    }
 }

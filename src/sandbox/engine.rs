@@ -84,6 +84,8 @@ pub struct Runtime {
     pub installed: bool,
     /// The engine's default runtime, used when a container names none.
     pub default: bool,
+    /// The arguments the engine passes the runtime (Docker's `runtimeArgs`).
+    pub args: Vec<String>,
 }
 
 impl Runtime {
@@ -95,6 +97,16 @@ impl Runtime {
                 .as_deref()
                 .and_then(|p| Path::new(p).file_name())
                 .is_some_and(|f| f == "runsc")
+    }
+
+    /// gVisor applies a container's seccomp profile inside its sandbox only when registered
+    /// with `--oci-seccomp`; without it, its own kernel answers every call.
+    pub fn applies_seccomp(&self) -> bool {
+        !self.is_gvisor()
+            || self
+                .args
+                .iter()
+                .any(|a| a == "--oci-seccomp" || a == "-oci-seccomp" || a == "--oci-seccomp=true")
     }
 }
 
@@ -202,6 +214,7 @@ impl Engine {
             .unwrap_or_default()
             .into_iter()
             .map(|(name, runtime)| {
+                let args = runtime.runtime_args.unwrap_or_default();
                 let path = runtime.path;
                 // The socket is local (unix:// only), so the engine's paths are this host's.
                 let installed = path
@@ -212,6 +225,7 @@ impl Engine {
                     name,
                     path,
                     installed,
+                    args,
                 }
             })
             .collect();

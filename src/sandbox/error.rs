@@ -41,6 +41,10 @@ pub enum SandboxError {
     #[error("the run was cancelled")]
     Cancelled,
     #[error(
+        "the runner broke the output protocol ({detail}); the run was stopped\n  hint: images must be built from this version's recipes (`code-sandbox-mcp images build`); a custom image needs this version's runner at /opt/sandbox/"
+    )]
+    Protocol { detail: String },
+    #[error(
         "the runner in image `{image}` did not start ({detail})\n  hint: images must be built from this version's recipes (`code-sandbox-mcp images build`); a custom image needs the runner at /opt/sandbox/"
     )]
     RunnerFailed { image: String, detail: String },
@@ -62,8 +66,10 @@ impl SandboxError {
     /// gap in the engine's setup rather than a problem of this run.
     pub fn container(action: &str, error: bollard::errors::Error) -> SandboxError {
         let detail = error.to_string();
-        let hint = if detail.contains("catatonit") {
-            Some("Podman runs the sandbox's init process with catatonit: apt-get install catatonit")
+        let hint = if detail.contains("seccomp profile") {
+            Some(
+                "Podman reads the sandbox's seccomp profile from a file the gateway writes under its temporary directory (TMPDIR, else /tmp): the engine must run on this host and be able to read it",
+            )
         } else if detail.contains("urpc method") {
             Some(
                 "gVisor (runsc) failed inside; the engine's log says why. runsc from Debian must be registered with `\"runtimeArgs\": [\"--network=none\"]` (README, section \"gVisor\")",

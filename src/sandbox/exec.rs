@@ -1,5 +1,6 @@
-//! Running one snippet in a started container: send the code, stream the output under its
-//! caps, stop at the runner's end marker, the wall-clock limit, a flood, or cancellation.
+//! Running one snippet in a started container: send the code, take the runner's frames
+//! (output under its caps, then the end), stop at the end frame, the wall-clock limit, a
+//! flood, or cancellation.
 
 use std::future::Future;
 use std::time::{Duration, Instant};
@@ -8,12 +9,13 @@ use bollard::container::LogOutput;
 use bollard::query_parameters::InspectContainerOptions;
 use futures_util::StreamExt;
 use schemars::JsonSchema;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use tokio::io::AsyncWriteExt;
 
 use super::container::{self, Started};
-use super::engine::{Engine, EngineKind, SandboxError};
-use super::output::{Capture, new_nonce};
+use super::engine::{Engine, SandboxError};
+use super::output::{Capture, Frames, Piece, ProtocolError};
+use super::random;
 use crate::policy::Limits;
 
 /// Output beyond this many times the cap (or 16 MiB, if more) ends the run: a flood is not
@@ -24,7 +26,8 @@ const FLOOD_MINIMUM: u64 = 16 << 20;
 /// What one execution produced.
 #[derive(Debug, Clone, Default, Serialize, JsonSchema)]
 pub struct Execution {
-    /// The program's exit status; absent when it was killed for time or flood, or cancelled.
+    /// The program's exit status (128 + N when signal N ended it); absent when it was killed
+    /// for time or output, or cancelled.
     pub exit_code: Option<i32>,
     /// Standard output, capped; invalid UTF-8 is replaced with U+FFFD.
     pub stdout: String,
@@ -34,40 +37,51 @@ pub struct Execution {
     pub duration_ms: u64,
     /// The wall-clock limit was reached and the container killed.
     pub timed_out: bool,
-    /// The memory limit was reached and the kernel killed the program.
+    /// The memory limit was reached and the kernel killed the program (as the container's
+    /// memory cgroup or the engine reported it).
     pub oom_killed: bool,
+    /// The program wrote so far past the output limit that it was killed.
+    pub killed_for_output: bool,
     pub stdout_truncated: bool,
     pub stderr_truncated: bool,
 }
 
+/// The end frame's payload: how the program's process ended, as its supervisor saw it.
+#[derive(Debug, Deserialize)]
+struct EndReport {
+    nonce: String,
+    status: i32,
+    #[serde(default)]
+    oom_killed: bool,
+}
+
 enum Ending {
-    /// Both end markers arrived.
-    Finished,
-    /// The output stream closed: the program (or its container) exited without a marker.
+    /// The end frame arrived.
+    Finished(EndReport),
+    /// The output stream closed without an end frame: the runner (or its container) died.
     Exited,
     TimedOut,
     Flood,
     Cancelled,
+    /// The stream broke the protocol.
+    Broken(String),
 }
 
 /// Runs `code` in `started` under `limits`. The container is not removed here: the caller
 /// destroys it (in the background, so the answer does not wait for teardown).
 pub async fn execute(
     engine: &Engine,
-    started: Started,
+    started: &mut Started,
     code: &str,
     limits: &Limits,
     cancelled: impl Future<Output = ()>,
 ) -> Result<Execution, SandboxError> {
-    let Started {
-        id,
-        mut input,
-        mut output,
-    } = started;
-    let nonce = new_nonce();
+    let id = started.id.clone();
+    let nonce = random::nonce();
     let began = Instant::now();
     let deadline = tokio::time::Instant::now() + limits.timeout;
     let header = format!("{nonce} {}\n", code.len());
+    let input = &mut started.input;
     let sent = async {
         input.write_all(header.as_bytes()).await?;
         input.write_all(code.as_bytes()).await?;
@@ -75,6 +89,8 @@ pub async fn execute(
     };
     let mut stdout = Capture::new(limits.output_bytes);
     let mut stderr = Capture::new(limits.output_bytes);
+    let mut frames = Frames::new();
+    let mut end = None;
     let flood = (limits.output_bytes.saturating_mul(FLOOD_FACTOR)).max(FLOOD_MINIMUM);
     tokio::pin!(cancelled);
     // Sending races with the deadline too: a runner that never reads must not hang the call.
@@ -83,51 +99,80 @@ pub async fn execute(
         _ = tokio::time::sleep_until(deadline) => {}
         _ = &mut cancelled => {}
     }
+    let output = &mut started.output;
     let ending = loop {
-        tokio::select! {
+        let item = tokio::select! {
             biased;
             _ = &mut cancelled => break Ending::Cancelled,
             _ = tokio::time::sleep_until(deadline) => break Ending::TimedOut,
-            item = output.next() => match item {
-                Some(Ok(LogOutput::StdOut { message })) => { stdout.push(&message, &nonce); }
-                Some(Ok(LogOutput::StdErr { message })) => { stderr.push(&message, &nonce); }
-                Some(Ok(_)) => {}
-                Some(Err(e)) => return Err(SandboxError::engine("reading a container's output", e)),
-                None => break Ending::Exited,
-            },
+            item = output.next() => item,
+        };
+        match item {
+            Some(Ok(LogOutput::StdOut { message })) => {
+                let pushed = frames.push(&message, |piece| match piece {
+                    Piece::Stdout(bytes) => stdout.push(bytes),
+                    Piece::Stderr(bytes) => stderr.push(bytes),
+                    Piece::Exit(report) => {
+                        end = Some(
+                            serde_json::from_slice::<EndReport>(report)
+                                .map_err(|e| format!("an unreadable end frame: {e}")),
+                        )
+                    }
+                    Piece::Ready(_) => end = Some(Err("a second ready frame".to_owned())),
+                });
+                if let Err(ProtocolError(why)) = pushed {
+                    break Ending::Broken(why);
+                }
+            }
+            // The supervisor's own messages ("runner: ..."): part of the run's stderr.
+            Some(Ok(LogOutput::StdErr { message })) => stderr.push(&message),
+            Some(Ok(_)) => {}
+            Some(Err(e)) => return Err(SandboxError::engine("reading a container's output", e)),
+            None => break Ending::Exited,
         }
-        if stdout.exit_code().is_some() && stderr.exit_code().is_some() {
-            break Ending::Finished;
+        match end.take() {
+            Some(Ok(report)) if report.nonce == nonce => break Ending::Finished(report),
+            Some(Ok(_)) => break Ending::Broken("an end frame with another run's nonce".into()),
+            Some(Err(why)) => break Ending::Broken(why),
+            None => {}
         }
-        if stdout.output_len() + stderr.output_len() > flood {
+        if stdout.len() + stderr.len() > flood {
             break Ending::Flood;
         }
     };
     // Close the streams before any kill: an engine writing a flood into an attach stream
     // nobody reads holds the kill request until it times out (60 s on Docker).
-    drop(output);
-    drop(input);
+    started.close_streams();
     let duration_ms = u64::try_from(began.elapsed().as_millis()).unwrap_or(u64::MAX);
-    let marker_code = stdout.exit_code().or(stderr.exit_code());
     let mut result = Execution {
         duration_ms,
         ..Default::default()
     };
     match ending {
-        Ending::Finished => result.exit_code = marker_code,
+        Ending::Finished(report) => {
+            result.exit_code = Some(report.status);
+            result.oom_killed = report.oom_killed;
+        }
         Ending::Exited => {
             let (exit_code, oom_killed) = exit_state(engine, &id).await?;
-            result.exit_code = marker_code.or(exit_code);
+            result.exit_code = exit_code;
             result.oom_killed = oom_killed;
         }
         Ending::TimedOut => {
             container::kill(engine, &id).await;
             result.timed_out = true;
         }
-        Ending::Flood => container::kill(engine, &id).await,
+        Ending::Flood => {
+            container::kill(engine, &id).await;
+            result.killed_for_output = true;
+        }
         Ending::Cancelled => {
             container::kill(engine, &id).await;
             return Err(SandboxError::Cancelled);
+        }
+        Ending::Broken(why) => {
+            container::kill(engine, &id).await;
+            return Err(SandboxError::Protocol { detail: why });
         }
     }
     (result.stdout, result.stdout_truncated) = stdout.finish();
@@ -155,13 +200,11 @@ async fn exit_state(engine: &Engine, id: &str) -> Result<(Option<i32>, bool), Sa
         let state = inspected.state.unwrap_or_default();
         if state.running != Some(true) {
             let code = state.exit_code.and_then(|c| i32::try_from(c).ok());
-            // Podman on cgroup v1 never reports OOM kills (checked with 4.3.1: `OOMKilled`
-            // stays false, and no event says so). The gateway sent no kill on this path, so a
-            // SIGKILL (137) is taken as the OOM killer's; only the snippet killing itself
-            // with SIGKILL would be reported wrongly.
-            let oom = state.oom_killed == Some(true)
-                || (engine.kind == EngineKind::Podman && code == Some(137));
-            return Ok((code, oom));
+            // The runner's supervisor reports OOM kills of the program from the container's
+            // memory cgroup. This path is for a runner that died itself: Docker reports an
+            // OOM kill here; Podman on cgroup v1 never does (checked with 4.3.1), so there a
+            // SIGKILL is reported as such, without a guess about who sent it.
+            return Ok((code, state.oom_killed == Some(true)));
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
     }

@@ -52,11 +52,18 @@ pub fn default_image(language: Language) -> String {
     format!("code-sandbox-{}:{}", language.as_str(), &digest[..12])
 }
 
-/// The runner command of the images built from our recipes.
-pub fn runner_command(language: Language) -> Vec<String> {
-    let parts: &[&str] = match language {
-        Language::Python => &["python3", "-u", "/opt/sandbox/runner.py"],
-        Language::JavaScript => &["node", "/opt/sandbox/runner.js"],
+/// The runner command of the images built from our recipes: the runner's supervisor, PID 1.
+///
+/// The JavaScript supervisor runs from an executable-only copy of node under runc, which makes
+/// it non-dumpable (containers/javascript/runner.js explains why); gVisor cannot run a file it
+/// may not read, and keeps /proc/1/mem from the snippet by itself.
+pub fn runner_command(language: Language, gvisor: bool) -> Vec<String> {
+    let parts: &[&str] = match (language, gvisor) {
+        (Language::Python, _) => &["python3", "-I", "-S", "/opt/sandbox/runner.py"],
+        (Language::JavaScript, false) => {
+            &["/opt/sandbox/node-supervisor", "/opt/sandbox/runner.js"]
+        }
+        (Language::JavaScript, true) => &["node", "/opt/sandbox/runner.js"],
     };
     parts.iter().map(|s| (*s).to_owned()).collect()
 }

@@ -8,9 +8,14 @@ pub mod container;
 pub mod engine;
 mod error;
 mod exec;
+mod hardening;
+mod host_files;
 pub mod images;
 mod output;
 pub mod pool;
+mod random;
+pub mod seccomp;
+pub mod uids;
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -20,11 +25,14 @@ use std::time::Duration;
 pub use engine::{Engine, EngineChoice, EngineKind, SandboxError};
 pub use exec::Execution;
 use tokio_util::task::TaskTracker;
+pub use uids::UidRange;
 
 use crate::analysis::Language;
 use crate::policy::Limits;
-use container::ContainerSpec;
+use container::{ContainerSpec, Started};
+use host_files::HostFiles;
 use pool::Pool;
+use uids::UidPool;
 
 /// How the sandbox is set up.
 #[derive(Debug, Clone)]
@@ -43,6 +51,8 @@ pub struct SandboxConfig {
     pub mirror: Option<String>,
     /// Languages to prepare (images checked, pools filled).
     pub languages: Vec<Language>,
+    /// The user ids containers run as, one per container.
+    pub uids: UidRange,
 }
 
 impl Default for SandboxConfig {
@@ -55,6 +65,7 @@ impl Default for SandboxConfig {
             build_missing_images: true,
             mirror: None,
             languages: Language::ALL.to_vec(),
+            uids: UidRange::default(),
         }
     }
 }
@@ -90,7 +101,9 @@ impl Sandbox {
             tracing::info!(reaped, "removed containers left by an earlier gateway");
         }
         let env = pass_through(&config.pass_through_env);
-        let instance = output::new_nonce()[..16].to_owned();
+        let instance = random::nonce()[..16].to_owned();
+        let uids = UidPool::new(config.uids);
+        let host_files = Arc::new(HostFiles::create()?);
         let mut pools = HashMap::new();
         for &language in &config.languages {
             let image = config.image(language);
@@ -105,12 +118,14 @@ impl Sandbox {
             let spec = ContainerSpec {
                 language,
                 image,
-                command: images::runner_command(language),
+                command: images::runner_command(language, gvisor),
                 limits: limits.clone(),
                 env: env.clone(),
                 instance: instance.clone(),
                 engine: engine.kind,
                 gvisor,
+                uids: Arc::clone(&uids),
+                host_files: Arc::clone(&host_files),
             };
             pools.insert(
                 language,
@@ -167,11 +182,12 @@ impl Sandbox {
         let started = pool.take().await?;
         // Removal is tied to this guard, so it happens however the run ends, even when the
         // caller drops this future (a client that went away).
-        let _teardown = Teardown {
+        let mut teardown = Teardown {
             engine: self.engine.clone(),
-            id: started.id.clone(),
+            started: Some(started),
             tracker: self.teardown.clone(),
         };
+        let started = teardown.started.as_mut().expect("set above");
         exec::execute(&self.engine, started, code, &self.limits, cancelled).await
     }
 
@@ -189,23 +205,29 @@ impl Sandbox {
     }
 }
 
-/// Kills and removes a run's container in the background when dropped.
+/// Kills and removes a run's container in the background when dropped; its user id returns
+/// to the pool once the container is gone.
 struct Teardown {
     engine: Engine,
-    id: String,
+    started: Option<Started>,
     tracker: TaskTracker,
 }
 
 impl Drop for Teardown {
     fn drop(&mut self) {
-        let (engine, id) = (self.engine.clone(), std::mem::take(&mut self.id));
+        let Some(started) = self.started.take() else {
+            return;
+        };
+        let engine = self.engine.clone();
         match tokio::runtime::Handle::try_current() {
             Ok(_) => {
-                self.tracker
-                    .spawn(async move { container::destroy(&engine, &id).await });
+                self.tracker.spawn(async move {
+                    container::destroy(&engine, &started.id).await;
+                    drop(started);
+                });
             }
             Err(_) => {
-                tracing::warn!(container = %container::short(&id), "no runtime to remove the container; the next start reaps it")
+                tracing::warn!(container = %container::short(&started.id), "no runtime to remove the container; the next start reaps it")
             }
         }
     }

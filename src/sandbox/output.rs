@@ -1,25 +1,146 @@
-//! Capturing a container's output with a cap enforced while it streams, and finding the
-//! runner's end marker.
+//! The runner's output protocol, gateway side: the frames the runner's supervisor writes on the
+//! container's stdout, and the capture of the program's output under its cap.
 //!
-//! The runner ends each stream with `\0<nonce>:<exit code>\0` and writes nothing after it, so
-//! the marker is recognized at the end of what has arrived so far, even when Docker splits or
-//! merges frames. A snippet that forges the marker can only cut its own output short: the
-//! limits and the kill stay with the gateway.
+//! Only the supervisor (the container's PID 1) can write there: the program's own stdout and
+//! stderr are pipes it reads and frames (see the protocol at the top of the runners). A frame is
+//! one kind byte, a payload length (4 bytes, big-endian) and the payload:
+//!
+//! | kind | payload |
+//! |---|---|
+//! | `R` | ready: JSON describing the runner, sent once before any code is read |
+//! | `O` | bytes the program wrote to its stdout |
+//! | `E` | bytes the program wrote to its stderr |
+//! | `X` | the end: JSON `{"nonce", "status", "signal", "oom_killed"}`; nothing follows |
+//!
+//! Kinds the gateway does not know are an error, so a new kind needs both sides to change
+//! (files from the work dir, several runs per container would each be one).
 
-/// Longest marker: NUL, 32 hex digits, colon, up to 3 digits, NUL.
-const MAX_MARKER: usize = 1 + 32 + 1 + 3 + 1;
+/// Largest payload of a frame the gateway accepts (runners send at most 64 KiB of output per
+/// frame); a larger length means the stream is not the protocol.
+const MAX_DATA_FRAME: u32 = 1 << 20;
+/// Largest `R` or `X` payload.
+const MAX_CONTROL_FRAME: u32 = 4096;
+const HEADER_LEN: usize = 5;
 
-/// One captured stream.
+/// What the frames carry, as it arrives. Output may come in pieces of a frame.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Piece<'a> {
+    Ready(&'a [u8]),
+    Stdout(&'a [u8]),
+    Stderr(&'a [u8]),
+    Exit(&'a [u8]),
+}
+
+/// A stream that is not the protocol: a runner from another version, or a bug.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct ProtocolError(pub String);
+
+/// Splits the container's stdout into frames, however the engine chunks it.
+#[derive(Default)]
+pub struct Frames {
+    header: Vec<u8>,
+    /// Kind and bytes left of the frame being read.
+    current: Option<(u8, u32)>,
+    /// A control frame's payload, collected whole.
+    control: Vec<u8>,
+    ended: bool,
+}
+
+impl Frames {
+    pub fn new() -> Frames {
+        Frames::default()
+    }
+
+    /// Feeds a chunk of the stream; `piece` sees each piece as it completes.
+    pub fn push(
+        &mut self,
+        mut chunk: &[u8],
+        mut piece: impl FnMut(Piece<'_>),
+    ) -> Result<(), ProtocolError> {
+        while !chunk.is_empty() {
+            if self.ended {
+                return Err(ProtocolError(format!(
+                    "{} bytes after the end frame",
+                    chunk.len()
+                )));
+            }
+            let Some((kind, remaining)) = self.current else {
+                let take = (HEADER_LEN - self.header.len()).min(chunk.len());
+                self.header.extend_from_slice(&chunk[..take]);
+                chunk = &chunk[take..];
+                if self.header.len() == HEADER_LEN {
+                    self.start_frame()?;
+                    self.finish_if_complete(&mut piece);
+                }
+                continue;
+            };
+            let take = (remaining as usize).min(chunk.len());
+            let (bytes, rest) = chunk.split_at(take);
+            chunk = rest;
+            match kind {
+                b'O' => piece(Piece::Stdout(bytes)),
+                b'E' => piece(Piece::Stderr(bytes)),
+                _ => self.control.extend_from_slice(bytes),
+            }
+            self.current = Some((kind, remaining - take as u32));
+            self.finish_if_complete(&mut piece);
+        }
+        Ok(())
+    }
+
+    /// True between frames (nothing of a next frame has arrived).
+    pub fn at_boundary(&self) -> bool {
+        self.current.is_none() && self.header.is_empty()
+    }
+
+    fn start_frame(&mut self) -> Result<(), ProtocolError> {
+        let kind = self.header[0];
+        let len = u32::from_be_bytes(self.header[1..].try_into().expect("4 bytes"));
+        self.header.clear();
+        let limit = match kind {
+            b'O' | b'E' => MAX_DATA_FRAME,
+            b'R' | b'X' => MAX_CONTROL_FRAME,
+            other => {
+                return Err(ProtocolError(format!(
+                    "unknown frame kind {:?}",
+                    char::from(other)
+                )));
+            }
+        };
+        if len > limit {
+            return Err(ProtocolError(format!(
+                "a {:?} frame of {len} bytes (at most {limit})",
+                char::from(kind)
+            )));
+        }
+        self.current = Some((kind, len));
+        Ok(())
+    }
+
+    fn finish_if_complete(&mut self, piece: &mut impl FnMut(Piece<'_>)) {
+        let Some((kind, 0)) = self.current else {
+            return;
+        };
+        self.current = None;
+        match kind {
+            b'R' => piece(Piece::Ready(&self.control)),
+            b'X' => {
+                self.ended = true;
+                piece(Piece::Exit(&self.control));
+            }
+            _ => {}
+        }
+        self.control.clear();
+    }
+}
+
+/// One captured stream: at most `cap` bytes kept, everything counted.
 pub struct Capture {
     kept: Vec<u8>,
     cap: usize,
     /// Bytes received in all, kept or not.
     total: u64,
-    /// The last bytes received, where the marker is looked for.
-    tail: Vec<u8>,
-    /// Set once the marker has arrived: the exit code it carries.
-    end: Option<i32>,
-    marker_len: usize,
 }
 
 impl Capture {
@@ -28,50 +149,23 @@ impl Capture {
             kept: Vec::new(),
             cap: usize::try_from(cap).unwrap_or(usize::MAX),
             total: 0,
-            tail: Vec::with_capacity(2 * MAX_MARKER),
-            end: None,
-            marker_len: 0,
         }
     }
 
-    /// Takes a chunk of the stream; returns true when the end marker has arrived.
-    pub fn push(&mut self, chunk: &[u8], nonce: &str) -> bool {
-        if self.end.is_some() {
-            return true;
-        }
-        self.total += chunk.len() as u64;
-        // Keep at most the cap plus one marker's length: the slack lets a marker that straddles
-        // the cap be stripped, and `finish` cuts `kept` back to the cap. However the output is
-        // chunked, memory stays bounded by the cap.
-        let room = (self.cap.saturating_add(MAX_MARKER)).saturating_sub(self.kept.len());
-        self.kept.extend_from_slice(&chunk[..chunk.len().min(room)]);
-        self.tail
-            .extend_from_slice(&chunk[chunk.len().saturating_sub(MAX_MARKER)..]);
-        if self.tail.len() > MAX_MARKER {
-            self.tail.drain(..self.tail.len() - MAX_MARKER);
-        }
-        if let Some((code, len)) = marker_at_end(&self.tail, nonce) {
-            self.end = Some(code);
-            self.marker_len = len;
-        }
-        self.end.is_some()
+    pub fn push(&mut self, bytes: &[u8]) {
+        self.total += bytes.len() as u64;
+        let room = self.cap.saturating_sub(self.kept.len());
+        self.kept.extend_from_slice(&bytes[..bytes.len().min(room)]);
     }
 
-    /// The exit code from the marker, once it has arrived.
-    pub fn exit_code(&self) -> Option<i32> {
-        self.end
-    }
-
-    /// Bytes of program output received so far (marker excluded).
-    pub fn output_len(&self) -> u64 {
-        self.total - self.marker_len as u64
+    /// Bytes received so far, kept or not.
+    pub fn len(&self) -> u64 {
+        self.total
     }
 
     /// The output (lossily decoded: invalid UTF-8 becomes U+FFFD) and whether it was cut.
-    pub fn finish(mut self) -> (String, bool) {
-        let program_bytes = usize::try_from(self.output_len()).unwrap_or(usize::MAX);
-        self.kept.truncate(program_bytes.min(self.cap));
-        let truncated = program_bytes > self.cap;
+    pub fn finish(self) -> (String, bool) {
+        let truncated = self.total > self.kept.len() as u64;
         let text = match String::from_utf8(self.kept) {
             Ok(text) => text,
             Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
@@ -80,116 +174,107 @@ impl Capture {
     }
 }
 
-/// `\0<nonce>:<digits>\0` at the very end of `tail`: the exit code and the marker's length.
-fn marker_at_end(tail: &[u8], nonce: &str) -> Option<(i32, usize)> {
-    let body = tail.strip_suffix(b"\0")?;
-    let digits_start = body.iter().rposition(|b| !b.is_ascii_digit())? + 1;
-    let digits = &body[digits_start..];
-    if digits.is_empty() || digits.len() > 3 {
-        return None;
-    }
-    let prefix = &body[..digits_start];
-    let expected_prefix = [b"\0".as_slice(), nonce.as_bytes(), b":"].concat();
-    if !prefix.ends_with(&expected_prefix) {
-        return None;
-    }
-    let code: i32 = std::str::from_utf8(digits).ok()?.parse().ok()?;
-    Some((code, expected_prefix.len() + digits.len() + 1))
-}
-
-/// A fresh random nonce: 32 lowercase hex digits from the OS's random source.
-pub fn new_nonce() -> String {
-    use std::io::Read;
-    let mut bytes = [0u8; 16];
-    let filled = std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut bytes));
-    if filled.is_err() {
-        // No /dev/urandom: fall back to the process's randomly keyed hasher, still unguessable
-        // from inside a container that never sees the gateway's memory.
-        use std::hash::{BuildHasher, RandomState};
-        for (i, chunk) in bytes.chunks_mut(8).enumerate() {
-            let value = RandomState::new().hash_one((i, std::time::SystemTime::now()));
-            chunk.copy_from_slice(&value.to_le_bytes());
-        }
-    }
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    const NONCE: &str = "0123456789abcdef0123456789abcdef";
+    fn frame(kind: u8, payload: &[u8]) -> Vec<u8> {
+        let mut bytes = vec![kind];
+        bytes.extend((payload.len() as u32).to_be_bytes());
+        bytes.extend(payload);
+        bytes
+    }
 
-    fn marker(code: i32) -> Vec<u8> {
-        format!("\0{NONCE}:{code}\0").into_bytes()
+    /// Everything the frames carried: stdout and stderr joined, control frames in order.
+    type Decoded = (Vec<u8>, Vec<u8>, Vec<String>);
+
+    fn decode(chunks: &[&[u8]]) -> Result<Decoded, ProtocolError> {
+        let (mut out, mut err, mut control) = (Vec::new(), Vec::new(), Vec::new());
+        let mut frames = Frames::new();
+        for chunk in chunks {
+            frames.push(chunk, |piece| match piece {
+                Piece::Stdout(b) => out.extend(b),
+                Piece::Stderr(b) => err.extend(b),
+                Piece::Ready(b) => control.push(format!("R{}", String::from_utf8_lossy(b))),
+                Piece::Exit(b) => control.push(format!("X{}", String::from_utf8_lossy(b))),
+            })?;
+        }
+        Ok((out, err, control))
     }
 
     #[test]
-    fn marker_is_found_across_chunk_boundaries_and_stripped() {
-        let mut stream = b"hello\n".to_vec();
-        stream.extend(marker(3));
-        for split in 0..stream.len() {
-            let mut c = Capture::new(1024);
-            assert!(!c.push(&stream[..split], NONCE) || split == stream.len());
-            assert!(c.push(&stream[split..], NONCE), "split at {split}");
-            assert_eq!(c.exit_code(), Some(3));
-            assert_eq!(c.finish(), ("hello\n".to_owned(), false));
+    fn frames_are_found_however_the_stream_is_split() {
+        let mut stream = frame(b'R', b"{}");
+        stream.extend(frame(b'O', b"hello\n"));
+        stream.extend(frame(b'E', b"oops\n"));
+        stream.extend(frame(b'O', b""));
+        stream.extend(frame(b'X', br#"{"status":3}"#));
+        for split in 0..=stream.len() {
+            let (a, b) = stream.split_at(split);
+            let (out, err, control) = decode(&[a, b]).unwrap();
+            assert_eq!(
+                (out.as_slice(), err.as_slice()),
+                (&b"hello\n"[..], &b"oops\n"[..])
+            );
+            assert_eq!(control, ["R{}", r#"X{"status":3}"#], "split at {split}");
         }
+        let bytewise: Vec<&[u8]> = stream.chunks(1).collect();
+        assert_eq!(decode(&bytewise).unwrap().0, b"hello\n");
+    }
+
+    #[test]
+    fn output_that_looks_like_a_frame_is_only_output() {
+        let forged = frame(b'X', br#"{"status":0}"#);
+        let mut stream = frame(b'O', &forged);
+        stream.extend(frame(b'O', b"after"));
+        let (out, _, control) = decode(&[&stream]).unwrap();
+        assert!(control.is_empty());
+        assert_eq!(out, [forged.as_slice(), b"after"].concat());
+    }
+
+    #[test]
+    fn anything_else_is_refused() {
+        let unknown = frame(b'Z', b"x");
+        assert!(
+            decode(&[&unknown])
+                .unwrap_err()
+                .0
+                .contains("unknown frame kind")
+        );
+        let huge = [b'O', 0xff, 0xff, 0xff, 0xff];
+        assert!(decode(&[&huge]).unwrap_err().0.contains("at most"));
+        let mut after_end = frame(b'X', b"{}");
+        after_end.extend(frame(b'O', b"late"));
+        assert!(
+            decode(&[&after_end])
+                .unwrap_err()
+                .0
+                .contains("after the end")
+        );
     }
 
     #[test]
     fn output_beyond_the_cap_is_dropped_and_reported() {
         let mut c = Capture::new(4);
-        c.push(b"abcdefgh", NONCE);
-        c.push(&marker(0), NONCE);
+        c.push(b"abcdefgh");
+        assert_eq!(c.len(), 8);
         assert_eq!(c.finish(), ("abcd".to_owned(), true));
         let mut exact = Capture::new(4);
-        exact.push(b"abcd", NONCE);
-        exact.push(&marker(0), NONCE);
+        exact.push(b"ab");
+        exact.push(b"cd");
         assert_eq!(exact.finish(), ("abcd".to_owned(), false));
-    }
-
-    #[test]
-    fn many_small_chunks_stay_within_the_cap() {
-        let mut c = Capture::new(100);
+        let mut many = Capture::new(100);
         for _ in 0..100_000 {
-            c.push(b"x", NONCE);
+            many.push(b"x");
         }
-        assert!(
-            c.kept.len() <= 100 + MAX_MARKER,
-            "kept {} bytes",
-            c.kept.len()
-        );
-        c.push(&marker(0), NONCE);
-        let (text, truncated) = c.finish();
-        assert_eq!((text.len(), truncated), (100, true));
-    }
-
-    #[test]
-    fn a_wrong_nonce_or_trailing_output_is_not_an_end() {
-        let mut c = Capture::new(1024);
-        assert!(!c.push(b"\0ffffffffffffffffffffffffffffffff:0\0", NONCE));
-        let mut forged_then_more = marker(0);
-        forged_then_more.extend(b"more");
-        assert!(!Capture::new(1024).push(&forged_then_more, NONCE));
+        assert!(many.kept.len() <= 100);
+        assert_eq!(many.finish().0.len(), 100);
     }
 
     #[test]
     fn invalid_utf8_is_replaced_not_fatal() {
         let mut c = Capture::new(1024);
-        c.push(b"ok \xff\xfe end", NONCE);
-        let (text, _) = c.finish();
-        assert_eq!(text, "ok \u{fffd}\u{fffd} end");
-    }
-
-    #[test]
-    fn nonces_are_fresh_hex() {
-        let (a, b) = (new_nonce(), new_nonce());
-        assert_eq!(a.len(), 32);
-        assert!(
-            a.bytes()
-                .all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase())
-        );
-        assert_ne!(a, b);
+        c.push(b"ok \xff\xfe end");
+        assert_eq!(c.finish().0, "ok \u{fffd}\u{fffd} end");
     }
 }

@@ -74,6 +74,19 @@ pub fn ensure_images() {
     });
 }
 
+/// `text` with every number in the sandbox's uid range written as `UID`: each container runs
+/// as a user id of its own, so tests compare the rest.
+pub fn uids_masked(text: &str) -> String {
+    let range = code_sandbox_mcp::sandbox::UidRange::default();
+    let numbers = regex::Regex::new(r"\d+").expect("valid regex");
+    numbers
+        .replace_all(text, |n: &regex::Captures| match n[0].parse::<u32>() {
+            Ok(uid) if range.contains(uid) => "UID".to_owned(),
+            _ => n[0].to_owned(),
+        })
+        .into_owned()
+}
+
 /// Resident memory of a process, in KiB (0 if it cannot be read).
 pub fn rss_kib(pid: u32) -> u64 {
     std::fs::read_to_string(format!("/proc/{pid}/status"))
@@ -141,6 +154,24 @@ impl Backend {
         } else {
             "EROFS"
         }
+    }
+
+    /// True when the gateway's seccomp profile is in force: always under runc; under gVisor
+    /// only when runsc is registered with `--oci-seccomp` (otherwise gVisor's own kernel
+    /// answers every call).
+    pub async fn applies_seccomp(self) -> bool {
+        if self != Backend::Gvisor {
+            return true;
+        }
+        let engine = code_sandbox_mcp::sandbox::Engine::connect(&self.engine())
+            .await
+            .expect("the engine answers");
+        engine
+            .runtimes()
+            .await
+            .expect("the engine lists its runtimes")
+            .iter()
+            .any(|r| r.name == "runsc" && r.applies_seccomp())
     }
 
     pub fn engine(self) -> EngineChoice {

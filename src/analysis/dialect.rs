@@ -322,6 +322,13 @@ pub trait Dialect: Sync {
         false
     }
 
+    /// What a free `arguments` holds where no function of its own encloses it: CommonJS runs a
+    /// module inside a wrapper called with `(exports, require, module, __filename, __dirname)`,
+    /// so at the top level (and in arrow functions there) `arguments[1]` is `require`.
+    fn wrapper_arguments(&self) -> &'static [&'static str] {
+        &[]
+    }
+
     /// JavaScript: `f.call(this, a)` and `f.apply(this, [a])` call `f`.
     fn forwards_calls(&self) -> bool {
         false

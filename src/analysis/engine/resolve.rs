@@ -196,6 +196,52 @@ impl<'a> Engine<'a> {
         out
     }
 
+    /// `arguments[1]` outside any function of its own: the module wrapper's `require` (see
+    /// [`Dialect::wrapper_arguments`]).
+    pub fn wrapper_argument(&mut self, object: NodeId, key: NodeId) -> Option<&'static str> {
+        if !self.is_wrapper_arguments(object) {
+            return None;
+        }
+        let key = self.fold_key(key, 0)?;
+        let index: usize = key.parse().ok()?;
+        self.dialect.wrapper_arguments().get(index).copied()
+    }
+
+    /// True for a free `arguments` no function of its own encloses (arrow functions have
+    /// none): the module wrapper's, holding `require` and `module`.
+    pub fn is_wrapper_arguments(&self, node: NodeId) -> bool {
+        let node = self.ir.unparen(node);
+        let Kind::Name(sym) = self.ir.kind(node) else {
+            return false;
+        };
+        if self.name(sym) != "arguments" || self.dialect.wrapper_arguments().is_empty() {
+            return false;
+        }
+        let scope = self.scopes.scope_of(node);
+        if !self
+            .scopes
+            .lookup(sym, scope, self.dialect.declaring())
+            .scopes
+            .is_empty()
+        {
+            return false;
+        }
+        let mut scope = scope;
+        loop {
+            match self.scopes.kind(scope) {
+                ScopeKind::Function(FunctionKind::Lambda)
+                | ScopeKind::Comprehension
+                | ScopeKind::Block => {}
+                ScopeKind::Module => return true,
+                ScopeKind::Function(_) | ScopeKind::Class => return false,
+            }
+            match self.scopes.parent(scope) {
+                Some(p) => scope = p,
+                None => return true,
+            }
+        }
+    }
+
     /// JavaScript's `this`: the global object in a sloppy-mode plain function (or anything it
     /// is called as), nothing the analysis tracks elsewhere.
     fn this_meanings(&self, at: NodeId) -> Vec<Meaning> {
@@ -363,6 +409,9 @@ impl<'a> Engine<'a> {
                 Some(&item) => self.resolve(item, depth).to_vec(),
                 None => Vec::new(),
             };
+        }
+        if let Some(name) = self.wrapper_argument(object, key) {
+            return vec![self.free_meaning(name)];
         }
         let objects = self.resolve(object, depth).to_vec();
         let mut out = Vec::new();

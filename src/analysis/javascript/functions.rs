@@ -33,8 +33,43 @@ pub fn report(e: &mut Engine, id: NodeId) {
             report_tainted_call(e, id);
         }
         Kind::ObjectPattern { .. } => report_destructuring(e, id),
+        Kind::Name(_) => report_wrapper_arguments(e, id),
         _ => {}
     }
+}
+
+/// The module wrapper's `arguments` holds `require` and `module`. Taken apart by constant
+/// index (`arguments[1]` is `require`) or counted, the engine follows it; any other use
+/// (destructured, spread, iterated, passed, returned, indexed at run time) hands the loader on
+/// where it is not seen.
+fn report_wrapper_arguments(e: &mut Engine, id: NodeId) {
+    if !e.is_wrapper_arguments(id) {
+        return;
+    }
+    let mut node = id;
+    while let Some(parent) =
+        e.ir.parent(node)
+            .filter(|&p| matches!(e.ir.kind(p), Kind::Paren(_)))
+    {
+        node = parent;
+    }
+    if let Some(parent) = e.ir.parent(node) {
+        match e.ir.kind(parent) {
+            Kind::Index { object, key }
+                if object == node && e.wrapper_argument(object, key).is_some() =>
+            {
+                return;
+            }
+            Kind::Attr { object, name } if object == node && e.name(name) == "length" => return,
+            _ => {}
+        }
+    }
+    e.dynamic(
+        id,
+        DynamicKind::UntrackedValue,
+        "the module wrapper's `arguments` (holding `require` and `module`) is used where the \
+         analyzer cannot follow it; name `require` directly",
+    );
 }
 
 /// What reaching `object.property` (or `object['property']`) reveals in itself.

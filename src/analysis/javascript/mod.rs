@@ -295,6 +295,10 @@ impl Dialect for JavaScript {
         true
     }
 
+    fn wrapper_arguments(&self) -> &'static [&'static str] {
+        &["exports", "require", "module", "__filename", "__dirname"]
+    }
+
     fn report(&self, e: &mut Engine, id: NodeId) {
         functions::report(e, id);
     }

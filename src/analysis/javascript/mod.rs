@@ -327,7 +327,8 @@ fn through_functions(name: &str) -> String {
     out.join(".")
 }
 
-/// Through the loader: `process.mainModule`, `require.main`, `module.constructor`,
+/// Through the loader: `process.mainModule`, `require.main`, `require.extensions` (the
+/// loader's `_extensions`, whose entries compile files), `module.constructor`,
 /// `module.Module`, `module.prototype`, `module.parent` and `module.children[n]` all lead to
 /// the module system, so they are spelled `module`.
 fn through_loader(mut name: String) -> String {
@@ -336,6 +337,7 @@ fn through_loader(mut name: String) -> String {
         for (from, to) in [
             ("process.mainModule", "module"),
             ("require.main", "module"),
+            ("require.extensions", "module._extensions"),
             ("module.constructor", "module"),
             ("module.Module", "module"),
             ("module.prototype", "module"),

@@ -63,6 +63,9 @@ pub enum CallKind {
 pub enum StrFn {
     /// `str(x)`, `String(x)`.
     Same,
+    /// `new URL(url)`: the URL itself; with a base (`new URL("passwd", "file:///etc/")`) a
+    /// resolution the analyzer does not fold, so the path is unproven.
+    Url,
     /// `chr(n)`; `String.fromCharCode(a, b, ...)` (`all` arguments).
     Chr {
         all: bool,

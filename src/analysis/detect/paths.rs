@@ -5,7 +5,7 @@
 
 use crate::analysis::dialect::{PathFunction, PathMethod};
 use crate::analysis::engine::Engine;
-use crate::analysis::engine::meaning::Value;
+use crate::analysis::engine::meaning::{Meaning, Value};
 use crate::analysis::facts::FactKind;
 use crate::analysis::ir::{Kind, NodeId};
 use crate::analysis::path_function_matches;
@@ -16,14 +16,7 @@ pub fn report(e: &mut Engine, call: NodeId) {
     };
     let (callees, args) = e.effective_call(call, 0);
     let mut known_function = false;
-    for m in callees {
-        let (Value::Name(p) | Value::Module(p)) = m.value else {
-            continue;
-        };
-        if m.held {
-            continue;
-        }
-        let name = e.paths.text(p).to_owned();
+    for (name, args) in called_names(e, &callees, &args) {
         let tables = e.dialect.tables();
         let Some(function) = tables
             .path_functions
@@ -89,6 +82,45 @@ pub fn report(e: &mut Engine, call: NodeId) {
         }
         None => {}
     }
+}
+
+/// The functions a call reaches, each with the arguments it gets there. Binding arguments
+/// in advance (`fs.readFileSync.bind(null, p)`, `functools.partial(open, p)`) hands the path
+/// over at the binding, so the binding is judged as the call: the later call may pass
+/// nothing the analyzer could check.
+fn called_names(
+    e: &mut Engine,
+    callees: &[Meaning],
+    args: &[NodeId],
+) -> Vec<(String, Vec<NodeId>)> {
+    let mut out = Vec::new();
+    let bound_args = args.get(1..).unwrap_or_default().to_vec();
+    for m in callees {
+        let (Value::Name(p) | Value::Module(p)) = m.value else {
+            continue;
+        };
+        if m.held {
+            continue;
+        }
+        let name = e.paths.text(p).to_owned();
+        if e.dialect.forwards_calls()
+            && let Some(target) = name.strip_suffix(".bind")
+        {
+            out.push((target.to_owned(), bound_args.clone()));
+        } else if name == "functools.partial"
+            && let Some(&function) = args.first()
+        {
+            for f in e.resolve(function, 0).iter() {
+                if let Value::Name(t) | Value::Module(t) = f.value
+                    && !f.held
+                {
+                    out.push((e.paths.text(t).to_owned(), bound_args.clone()));
+                }
+            }
+        }
+        out.push((name, args.to_vec()));
+    }
+    out
 }
 
 fn report_arguments(

@@ -209,6 +209,8 @@ impl<'a> Engine<'a> {
         let first = *args.first()?;
         match function {
             StrFn::Same => self.fold(first, depth).map(|s| s.to_string()),
+            StrFn::Url if args.len() > 1 => None,
+            StrFn::Url => self.fold(first, depth).map(|s| s.to_string()),
             StrFn::Chr { all } => {
                 let codes = if all { args } else { &args[..1] };
                 codes

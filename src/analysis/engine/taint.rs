@@ -80,6 +80,8 @@ impl<'a> Engine<'a> {
 
     fn taint_at(&mut self, id: NodeId, depth: usize) -> Taint {
         if depth > MAX_TAINT_DEPTH {
+            // Recursive functions reach this through their own parameters in ordinary code,
+            // so failing closed here would deny them; parentheses no longer count (below).
             return Taint::NONE;
         }
         let ir = self.ir;
@@ -113,7 +115,8 @@ impl<'a> Engine<'a> {
                         .map_or(Taint::NONE, |b| b.taint))
                 })
             }
-            Kind::Paren(inner) => self.taint_at(inner, next),
+            // Parentheses change nothing; their nesting is bounded by the syntax depth.
+            Kind::Paren(inner) => self.taint_at(inner, depth),
             Kind::Spread(inner) => self.taint_at(inner, next).stored(),
             Kind::Walrus { value, .. } | Kind::Assign { value, .. } => self.taint_at(value, next),
             Kind::Cond { then, other, .. } => {

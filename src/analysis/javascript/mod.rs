@@ -261,7 +261,8 @@ impl Dialect for JavaScript {
             "decodeURIComponent" | "decodeURI" | "unescape" => StrFn::Unescape,
             "path.join" | "path.posix.join" => StrFn::PathJoin,
             "path.resolve" | "path.posix.resolve" => StrFn::PathResolve,
-            "path.normalize" | "URL" | "url.fileURLToPath" => StrFn::Same,
+            "path.normalize" | "url.fileURLToPath" => StrFn::Same,
+            "URL" => StrFn::Url,
             _ => return None,
         })
     }

@@ -135,6 +135,9 @@ const INTROSPECTION_ATTRIBUTES: &[&str] = &[
     "__lookupSetter__",
     "mainModule",
     "prepareStackTrace",
+    // A stack frame's function and receiver (V8's CallSite): another frame's internals.
+    "getFunction",
+    "getThis",
 ];
 
 /// Properties that reach other frames' functions on `arguments` or a function.

@@ -223,21 +223,37 @@ pub async fn kill(engine: &Engine, id: &str) {
 }
 
 /// The containers (running or not) carrying `label` (`key` or `key=value`).
+///
+/// Podman's compatible API reports a container it is stopping as `stopped`, a state Docker's
+/// API (and so bollard) does not have, and the whole list then fails to parse. The state
+/// lasts only until Podman's cleanup, so the list is asked for again for a little while.
 pub async fn list_labelled(
     engine: &Engine,
     label: &str,
 ) -> Result<Vec<bollard::models::ContainerSummary>, SandboxError> {
+    const ATTEMPTS: u32 = 20;
     let filters = HashMap::from([("label", vec![label.to_owned()])]);
-    engine
-        .docker
-        .list_containers(Some(
-            ListContainersOptionsBuilder::new()
-                .all(true)
-                .filters(&filters)
-                .build(),
-        ))
-        .await
-        .map_err(|e| SandboxError::engine("listing containers", e))
+    let mut attempt = 1;
+    loop {
+        let listed = engine
+            .docker
+            .list_containers(Some(
+                ListContainersOptionsBuilder::new()
+                    .all(true)
+                    .filters(&filters)
+                    .build(),
+            ))
+            .await;
+        match listed {
+            Err(bollard::errors::Error::JsonDataError { ref message, .. })
+                if attempt < ATTEMPTS && message.contains("unknown variant") =>
+            {
+                attempt += 1;
+                tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+            }
+            other => return other.map_err(|e| SandboxError::engine("listing containers", e)),
+        }
+    }
 }
 
 /// Removes containers left by gateways that no longer run on this host (a crash, `kill -9`).

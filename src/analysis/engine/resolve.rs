@@ -537,6 +537,18 @@ impl<'a> Engine<'a> {
             .or_else(|| self.keyword_arg(call, name))
     }
 
+    /// The names an expression may stand for itself (`len`, `logging.Formatter`), not a
+    /// container holding one.
+    pub fn names_of(&mut self, id: NodeId) -> Vec<String> {
+        self.resolve(id, 0)
+            .iter()
+            .filter_map(|m| match m.value {
+                Value::Name(p) if !m.held => Some(self.paths.text(p).to_owned()),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// What a call really calls, with the arguments it really passes: JavaScript's
     /// `f.call(this, a)` and `f.apply(this, [a])` call `f` with `a`.
     pub fn effective_call(&mut self, call: NodeId, depth: usize) -> (Vec<Meaning>, Vec<NodeId>) {

@@ -56,14 +56,7 @@ impl<'a> Engine<'a> {
                 {
                     return true;
                 }
-                let names: Vec<String> = self
-                    .resolve(callee, 0)
-                    .iter()
-                    .filter_map(|m| match m.value {
-                        Value::Name(p) if !m.held => Some(self.paths.text(p).to_owned()),
-                        _ => None,
-                    })
-                    .collect();
+                let names = self.names_of(callee);
                 !names.is_empty() && names.iter().all(|n| self.dialect.returns_number(n))
             }
             _ => false,
@@ -90,14 +83,7 @@ impl<'a> Engine<'a> {
                 {
                     return true;
                 }
-                let names: Vec<String> = self
-                    .resolve(callee, 0)
-                    .iter()
-                    .filter_map(|m| match m.value {
-                        Value::Name(p) if !m.held => Some(self.paths.text(p).to_owned()),
-                        _ => None,
-                    })
-                    .collect();
+                let names = self.names_of(callee);
                 !names.is_empty() && names.iter().all(|n| self.dialect.constructs_data(n))
             }
             _ => false,
@@ -132,14 +118,7 @@ impl<'a> Engine<'a> {
                 {
                     return self.sequence_at(object, depth + 1);
                 }
-                let names: Vec<String> = self
-                    .resolve(callee, 0)
-                    .iter()
-                    .filter_map(|m| match m.value {
-                        Value::Name(p) if !m.held => Some(self.paths.text(p).to_owned()),
-                        _ => None,
-                    })
-                    .collect();
+                let names = self.names_of(callee);
                 !names.is_empty() && names.iter().all(|n| self.dialect.constructs_sequence(n))
             }
             _ => false,

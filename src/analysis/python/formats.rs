@@ -186,14 +186,7 @@ fn report_format(e: &mut Engine, call: NodeId, object: NodeId) {
 /// `logging.Formatter(fmt, style="{")`, `logging.basicConfig(format=..., style="{")`,
 /// `logging.StrFormatStyle(fmt)`.
 fn report_logging(e: &mut Engine, call: NodeId, callee: NodeId) {
-    let names: Vec<String> = e
-        .resolve(callee, 0)
-        .iter()
-        .filter_map(|m| match m.value {
-            Value::Name(p) if !m.held => Some(e.paths.text(p).to_owned()),
-            _ => None,
-        })
-        .collect();
+    let names = e.names_of(callee);
     for name in names {
         let (format, style) = match name.as_str() {
             "logging.Formatter" => (e.arg(call, 0, "fmt"), e.arg(call, 2, "style")),

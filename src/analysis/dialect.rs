@@ -137,6 +137,15 @@ pub struct PathFunction {
     pub keywords: &'static [&'static str],
 }
 
+/// The entry of the hand-written path function table that names `name`.
+pub fn listed_path_function(tables: &Tables, name: &str) -> Option<PathFunction> {
+    tables
+        .path_functions
+        .iter()
+        .find(|f| crate::analysis::path_function_matches(f.name, name))
+        .copied()
+}
+
 /// Where a method of an object the analyzer does not know finds the path it acts on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PathMethod {
@@ -170,6 +179,11 @@ pub struct Tables {
 
 pub trait Dialect: Sync {
     fn tables(&self) -> &'static Tables;
+
+    /// The function's file parameters, if it takes files.
+    fn path_function(&self, name: &str) -> Option<PathFunction> {
+        listed_path_function(self.tables(), name)
+    }
 
     fn declaring(&self) -> Declaring;
 

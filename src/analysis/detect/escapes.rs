@@ -233,10 +233,7 @@ pub fn is_tracked(e: &Engine, m: Meaning) -> bool {
                 || tables.eval.contains(&name)
                 || tables.runners.iter().any(|r| r.name == name)
                 || tables.file_loaders.contains(&name)
-                || tables
-                    .path_functions
-                    .iter()
-                    .any(|f| crate::analysis::path_function_matches(f.name, name))
+                || e.dialect.path_function(name).is_some()
                 || e.dialect.is_tracked_name(name)
         }
         Value::Local(_) => false,

@@ -8,7 +8,6 @@ use crate::analysis::engine::Engine;
 use crate::analysis::engine::meaning::{Meaning, Value};
 use crate::analysis::facts::FactKind;
 use crate::analysis::ir::{Kind, NodeId};
-use crate::analysis::path_function_matches;
 
 pub fn report(e: &mut Engine, call: NodeId) {
     let Kind::Call { callee, .. } = e.ir.kind(call) else {
@@ -17,13 +16,7 @@ pub fn report(e: &mut Engine, call: NodeId) {
     let (callees, args) = e.effective_call(call, 0);
     let mut known_function = false;
     for (name, args) in called_names(e, &callees, &args) {
-        let tables = e.dialect.tables();
-        let Some(function) = tables
-            .path_functions
-            .iter()
-            .find(|f| path_function_matches(f.name, &name))
-            .copied()
-        else {
+        let Some(function) = e.dialect.path_function(&name) else {
             continue;
         };
         known_function = true;

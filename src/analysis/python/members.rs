@@ -7,9 +7,16 @@
 //! module with capabilities (`tarfile.bltn_open` is `open`, `matplotlib.Path` is
 //! `pathlib.Path`). Spelled that way a name would match no table and no allowlist entry; with
 //! this survey it means what it is.
+//!
+//! The survey also lists every function and class of the data libraries that takes a file by
+//! a parameter named for one (`numpy.fromregex(file)`, `matplotlib.rc_params_from_file(fname)`,
+//! `pandas.read_xml(stylesheet=)`): those are path functions like the hand-written ones, so a
+//! reader nobody thought of still has its path judged.
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
+
+use crate::analysis::dialect::PathFunction;
 
 const TABLE: &str = include_str!("module_members.txt");
 
@@ -34,12 +41,44 @@ fn table() -> &'static HashMap<&'static str, Member> {
                 let member = match kind {
                     "module" => Member::Module(target),
                     "alias" => Member::Alias(target),
-                    _ => return None,
+                    _ => return None, // `path` lines: see `path_function`
                 };
                 Some((key, member))
             })
             .collect()
     })
+}
+
+/// The file parameters of a data library's function or class, as the survey found them.
+pub fn path_function(name: &str) -> Option<PathFunction> {
+    static MAP: OnceLock<HashMap<&'static str, PathFunction>> = OnceLock::new();
+    let map = MAP.get_or_init(|| {
+        let mut found: HashMap<&'static str, (Vec<usize>, Vec<&'static str>)> = HashMap::new();
+        for line in TABLE.lines() {
+            let mut parts = line.split(' ');
+            let (Some("path"), Some(function), Some(at), Some(parameter)) =
+                (parts.next(), parts.next(), parts.next(), parts.next())
+            else {
+                continue;
+            };
+            let entry = found.entry(function).or_default();
+            entry.0.extend(at.parse::<usize>().ok());
+            entry.1.push(parameter);
+        }
+        // Built once for the life of the process, like the static tables it joins.
+        found
+            .into_iter()
+            .map(|(name, (positions, keywords))| {
+                let function = PathFunction {
+                    name,
+                    positions: Vec::leak(positions),
+                    keywords: Vec::leak(keywords),
+                };
+                (name, function)
+            })
+            .collect()
+    });
+    map.get(name).copied()
 }
 
 /// What `owner.member` is, if the survey says it is a module or an alias.
@@ -82,5 +121,17 @@ mod tests {
             Some(Member::Alias("pathlib.Path"))
         );
         assert_eq!(member("numpy.zeros"), None);
+    }
+
+    #[test]
+    fn the_survey_knows_which_data_functions_take_files() {
+        let fromregex = super::path_function("numpy.fromregex").expect("numpy.fromregex");
+        assert_eq!(
+            (fromregex.positions, fromregex.keywords),
+            (&[0][..], &["file"][..])
+        );
+        let xml = super::path_function("pandas.read_xml").expect("pandas.read_xml");
+        assert!(xml.keywords.contains(&"stylesheet"), "{xml:?}");
+        assert!(super::path_function("numpy.zeros").is_none());
     }
 }

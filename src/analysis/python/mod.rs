@@ -34,6 +34,12 @@ impl Dialect for Python {
         &tables::TABLES
     }
 
+    /// The hand-written table, then what the survey of the image found.
+    fn path_function(&self, name: &str) -> Option<crate::analysis::dialect::PathFunction> {
+        crate::analysis::dialect::listed_path_function(&tables::TABLES, name)
+            .or_else(|| members::path_function(name))
+    }
+
     fn declaring(&self) -> Declaring {
         Declaring::EveryBinding
     }

@@ -19,12 +19,16 @@ Output, sorted, one line each:
     module OWNER.MEMBER TARGET   the member is the module TARGET
     alias OWNER.MEMBER TARGET    the member is TARGET, a function or class of a module with
                                  capabilities defined outside OWNER's package
+    path OWNER.MEMBER AT NAME    the member, a function or class of a data library, takes a
+                                 file by its parameter NAME (at position AT, or `-` when it
+                                 can only be passed by keyword)
 Names are spelled as the analyzer spells them (`posix` is `os`, `posixpath` is `os.path`,
 `_io` is `io`, `builtins.open` is `open`).
 """
 
 import builtins
 import importlib
+import inspect
 import pkgutil
 import platform
 import sys
@@ -57,6 +61,18 @@ CAPABILITY_MODULES = {
 # tables under their own names, so a re-export elsewhere (`matplotlib.pylab.load` is
 # `numpy.load`) is reported as itself too.
 DATA_LIBRARIES = {"numpy", "pandas", "scipy", "matplotlib", "sklearn"}
+
+# Parameter names by which the data libraries' functions take a file to read or write
+# (`numpy.fromregex(file, ...)`, `matplotlib.rc_params_from_file(fname)`,
+# `pandas.read_xml(..., stylesheet=...)`). Every function of theirs with one is a path
+# function to the analyzer, so a reader nobody listed by hand still has its path judged.
+# Names that the libraries also use for other things (`path`: a matplotlib `Path` object;
+# `fp`: `numpy.interp`'s y values; `source`: an axis) are not here.
+FILE_PARAMETERS = {
+    "file", "fname", "filename", "file_name", "fid", "fd", "filepath", "filepath_or_buffer",
+    "path_or_buf", "path_or_buffer", "path_or_open_file", "stylesheet", "infile", "thumbfile",
+    "container_path", "uncompressed_file_name", "destpath",
+}
 
 
 def canonical(name):
@@ -167,6 +183,27 @@ def reachable(roots):
     return found
 
 
+def file_parameters(value):
+    """Where a function or class takes a file: `(position or None, name)` for each parameter
+    named in FILE_PARAMETERS."""
+    try:
+        parameters = inspect.signature(value).parameters.values()
+    except BaseException:
+        return []
+    found = []
+    position = 0
+    for parameter in parameters:
+        positional = parameter.kind in (
+            inspect.Parameter.POSITIONAL_ONLY,
+            inspect.Parameter.POSITIONAL_OR_KEYWORD,
+        )
+        if parameter.name in FILE_PARAMETERS:
+            found.append((position if positional else None, parameter.name))
+        if positional:
+            position += 1
+    return found
+
+
 def survey(roots):
     modules = reachable(roots)
     spelled = spellings(modules.values())
@@ -182,6 +219,16 @@ def survey(roots):
             alias = alias_of(owner, value, spelled)
             if alias is not None and alias != key:
                 entries[key] = ("alias", alias)
+            home = getattr(value, "__module__", None)
+            if (
+                alias is None
+                and callable(value)
+                and isinstance(home, str)
+                and package(home) in DATA_LIBRARIES
+            ):
+                for position, name in file_parameters(value):
+                    at = "-" if position is None else str(position)
+                    entries[f"{key} {name}"] = ("path", at)
             # A class or object holding a module as an attribute (`Cls.helpers`).
             if not isinstance(value, (types.FunctionType, types.BuiltinFunctionType)):
                 for attr, held in members(value):
@@ -203,4 +250,8 @@ def main(roots):
     print("# " + ", ".join(f"{name} {version}" for name, version in versions))
     for key in sorted(entries):
         kind, target = entries[key]
-        print(kind, key, target)
+        if kind == "path":
+            member, name = key.split(" ")
+            print(kind, member, target, name)
+        else:
+            print(kind, key, target)

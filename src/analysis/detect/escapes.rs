@@ -131,24 +131,32 @@ fn escape(e: &Engine, id: NodeId) -> Option<&'static str> {
     }
 }
 
-/// `f.apply(this, args)`, `f.call(self, ...)`, `f.bind(this)`: the `this` of a sloppy
-/// function (which may be the global object) handed on as the `this` of another gives that one
-/// nothing its own `this` would not.
-fn forwards_this(e: &Engine, _value: NodeId, arg: NodeId) -> bool {
+/// `fn.apply(this, args)`, `fn.call(this, ...)`, `fn.bind(this)` where `fn` is the snippet's
+/// own function (a parameter or a local, as in wrappers such as `memoize` and `debounce`): the
+/// `this` of a sloppy function (which may be the global object) handed on as the `this` of
+/// another gives that one nothing its own `this` would not. Handed to a function the
+/// analysis knows by name instead (`Object.prototype.valueOf.call(this)`,
+/// `[].sort.call(this)`), it may come back as the result: builtins that return their `this`
+/// turn the global object into a value, which is not followed.
+fn forwards_this(e: &mut Engine, _value: NodeId, arg: NodeId) -> bool {
     let Some(call) = e.ir.parent(arg) else {
         return false;
     };
     let Kind::Call { callee, args, .. } = e.ir.kind(call) else {
         return false;
     };
+    let Kind::Attr { object, name } = e.ir.kind(callee) else {
+        return false;
+    };
     e.ir.list(args).first() == Some(&arg)
-        && matches!(e.ir.kind(callee), Kind::Attr { name, .. }
-            if matches!(e.name(name), "call" | "apply" | "bind"))
+        && matches!(e.name(name), "call" | "apply" | "bind")
+        && matches!(e.ir.kind(object), Kind::Name(_))
+        && e.resolve(object, 0).is_empty()
 }
 
 /// True when `id` (the global object, as a sloppy `this`) is handed on as another call's
 /// `this`.
-pub fn is_forwarded_this(e: &Engine, id: NodeId) -> bool {
+pub fn is_forwarded_this(e: &mut Engine, id: NodeId) -> bool {
     match e.ir.context(id) {
         Some((arg, child)) if matches!(e.ir.kind(arg), Kind::Arg { .. }) => {
             forwards_this(e, child, arg)

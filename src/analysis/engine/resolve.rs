@@ -6,7 +6,7 @@
 use std::rc::Rc;
 
 use super::meaning::{Meaning, Namespace, PathId, Value, add_meaning, capped};
-use super::scopes::{Declaring, MODULE_SCOPE, ScopeKind};
+use super::scopes::{Declaring, MODULE_SCOPE, ScopeId, ScopeKind};
 use super::{Engine, MAX_EXPR_DEPTH, Memo};
 use crate::analysis::dialect::{CallKind, FreeName, NamespaceMember};
 use crate::analysis::ir::{BinOp, CollectionKind, FunctionKind, Kind, NodeId, Splat, Sym};
@@ -249,10 +249,14 @@ impl<'a> Engine<'a> {
         loop {
             match self.scopes.kind(scope) {
                 ScopeKind::Function(FunctionKind::Lambda) | ScopeKind::Comprehension => {}
-                ScopeKind::Function(FunctionKind::Method) | ScopeKind::Module => {
+                ScopeKind::Module => return Vec::new(),
+                // A class's methods are strict code. An object literal's method is not: taken
+                // off its object and called (`(0, o.f)()`, `const h = o.f; h()`), its `this`
+                // is the global object in sloppy code, as a plain function's is.
+                ScopeKind::Function(FunctionKind::Method) if self.in_class_body(scope) => {
                     return Vec::new();
                 }
-                ScopeKind::Function(FunctionKind::Def) => {
+                ScopeKind::Function(FunctionKind::Def | FunctionKind::Method) => {
                     return if self.strict_mode {
                         Vec::new()
                     } else {
@@ -271,6 +275,21 @@ impl<'a> Engine<'a> {
                 Some(p) => scope = p,
                 None => return Vec::new(),
             }
+        }
+    }
+
+    /// True when the scope (a method's) sits directly in a class body.
+    fn in_class_body(&self, scope: ScopeId) -> bool {
+        let Some(parent) = self.scopes.parent(scope) else {
+            return false;
+        };
+        match self.scopes.kind(parent) {
+            ScopeKind::Class => true,
+            ScopeKind::Block => matches!(
+                self.ir.kind(self.scopes.scopes[parent as usize].node),
+                Kind::Class { .. }
+            ),
+            _ => false,
         }
     }
 

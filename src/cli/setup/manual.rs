@@ -102,7 +102,6 @@ fn generic_packages(backends: &BTreeSet<Backend>) -> Vec<(&'static str, &'static
     }
     if engines.contains(&EngineName::Podman) {
         list.push(("podman", "Podman"));
-        list.push(("catatonit", "catatonit, Podman's init process"));
     }
     list.push(("mmdebstrap", "mmdebstrap, which builds the images"));
     list
@@ -156,7 +155,12 @@ mod tests {
             text.contains("sudo /opt/code-sandbox-mcp setup --backends docker,gvisor,podman"),
             "{text}"
         );
-        assert!(text.contains("apt-get install -y --no-install-recommends docker.io runsc podman catatonit mmdebstrap"), "{text}");
+        assert!(
+            text.contains(
+                "apt-get install -y --no-install-recommends docker.io runsc podman mmdebstrap"
+            ),
+            "{text}"
+        );
         assert!(text.contains(r#"{"runtimes":{"runsc":{"path":"/usr/bin/runsc","runtimeArgs":["--network=none"]}}}"#), "{text}");
         assert!(text.contains("systemctl reload docker"), "{text}");
         assert!(

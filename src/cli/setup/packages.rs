@@ -32,11 +32,6 @@ pub const PODMAN: Need = Need {
     program: Some("podman"),
     why: "Podman, whose Docker-compatible API service runs the sandbox containers",
 };
-pub const CATATONIT: Need = Need {
-    package: "catatonit",
-    program: Some("catatonit"),
-    why: "the init process Podman gives each sandbox container (it reaps the snippet's orphans)",
-};
 pub const MMDEBSTRAP: Need = Need {
     package: "mmdebstrap",
     program: Some("mmdebstrap"),
@@ -54,11 +49,10 @@ pub const PYTHON_VENV: Need = Need {
 };
 
 /// Every package setup knows, for observing them all at once.
-pub const NEEDS: [&Need; 7] = [
+pub const NEEDS: [&Need; 6] = [
     &DOCKER,
     &RUNSC,
     &PODMAN,
-    &CATATONIT,
     &MMDEBSTRAP,
     &DEBIAN_KEYRING,
     &PYTHON_VENV,
@@ -75,7 +69,7 @@ pub fn needs(backends: &BTreeSet<Backend>, host: &Host) -> Vec<&'static Need> {
         needs.push(&RUNSC);
     }
     if engines.contains(&EngineName::Podman) {
-        needs.extend([&PODMAN, &CATATONIT]);
+        needs.push(&PODMAN);
     }
     needs.push(&MMDEBSTRAP);
     if !host.distro.is_debian_family() {

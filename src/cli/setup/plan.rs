@@ -353,14 +353,7 @@ mod tests {
         let packages: Vec<&str> = needs.iter().map(|n| n.package).collect();
         assert_eq!(
             packages,
-            [
-                "docker.io",
-                "runsc",
-                "podman",
-                "catatonit",
-                "mmdebstrap",
-                "python3-venv"
-            ]
+            ["docker.io", "runsc", "podman", "mmdebstrap", "python3-venv"]
         );
         assert!(
             matches!(&plan.steps[1], Step::RegisterRunsc { created: true, path, .. } if path.ends_with("etc/docker/daemon.json"))

@@ -63,6 +63,8 @@ pub enum CallKind {
 pub enum StrFn {
     /// `str(x)`, `String(x)`.
     Same,
+    /// `str(data, encoding)`: the same text only when the codec passes ASCII through as it is.
+    Recode,
     /// `new URL(url)`: the URL itself; with a base (`new URL("passwd", "file:///etc/")`) a
     /// resolution the analyzer does not fold, so the path is unproven.
     Url,
@@ -100,6 +102,9 @@ pub enum StrMethod {
         end: bool,
     },
     Replace,
+    /// `.decode(codec)`, `.encode(codec)`: the same text only when the codec passes ASCII
+    /// through as it is (`utf-7`, `unicode_escape` or `punycode` do not).
+    Recode,
     /// `.decode()`, `.encode()`, `.valueOf()`: the same text.
     Same,
     /// `a.concat(b, ...)`.

@@ -202,6 +202,9 @@ fn describe_matcher(out: &mut String, m: &crate::policy::Matcher, indent: &str) 
     for s in &m.strings {
         let _ = writeln!(out, "{indent}- string constants matching /{s}/");
     }
+    for s in &m.path_names {
+        let _ = writeln!(out, "{indent}- file paths matching /{s}/");
+    }
     for kind in &m.unlisted {
         let what = match kind {
             crate::policy::Unlisted::Modules => "imports of modules the allowlist does not list",

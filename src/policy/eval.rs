@@ -221,6 +221,9 @@ fn matches(m: &Matcher, fact: &FactKind, allow: &Allowlist, language: Language) 
             Some(p) if m.paths.contains(&PathMatch::Outside) && !allow.path_inside(p) => {
                 Some(format!("calls `{function}` with {:?}", truncate(p, 80)))
             }
+            Some(p) if m.path_names.iter().any(|r| r.is_match(p)) => {
+                Some(format!("calls `{function}` with {:?}", truncate(p, 80)))
+            }
             _ => None,
         },
         FactKind::Attribute { .. } => None,

@@ -503,7 +503,7 @@ fn compile_rule(rule: RuleFile, source: &Source) -> Result<Rule, PolicyError> {
             anchor,
             "match:",
             &format!("rule `{}` matches nothing", rule.id),
-            "give at least one of modules, names, calls, dynamic, strings, paths, unlisted or query",
+            "give at least one of modules, names, calls, dynamic, strings, paths, path_names, unlisted or query",
         ));
     }
     Ok(Rule {
@@ -538,6 +538,7 @@ fn compile_matcher(
         query,
         unlisted,
         paths,
+        path_names,
         python,
         javascript,
     } = file;
@@ -578,6 +579,10 @@ fn compile_matcher(
     let strings = strings
         .iter()
         .map(|p| regex(p, "strings"))
+        .collect::<Result<Vec<_>, _>>()?;
+    let path_names = path_names
+        .iter()
+        .map(|p| regex(p, "path_names"))
         .collect::<Result<Vec<_>, _>>()?;
     let query = match query {
         None => None,
@@ -642,6 +647,7 @@ fn compile_matcher(
         query,
         unlisted,
         paths,
+        path_names,
         sections,
     })
 }

@@ -95,6 +95,7 @@ pub struct Matcher {
     pub query: Option<RawQuery>,
     pub unlisted: Vec<Unlisted>,
     pub paths: Vec<PathMatch>,
+    pub path_names: Vec<Regex>,
     pub sections: Vec<(Language, Matcher)>,
 }
 
@@ -108,6 +109,7 @@ impl Matcher {
             && self.query.is_none()
             && self.unlisted.is_empty()
             && self.paths.is_empty()
+            && self.path_names.is_empty()
             && self.sections.iter().all(|(_, s)| s.is_empty())
     }
 }

@@ -183,6 +183,10 @@ pub struct MatchFile {
     /// analyzer could not fold them).
     #[serde(default)]
     pub paths: Vec<PathMatch>,
+    /// Regexes searched in the file paths calls open, write, list or remove (folded and
+    /// normalized): `\.py$` for a module the interpreter could import.
+    #[serde(default)]
+    pub path_names: Vec<String>,
     /// A raw tree-sitter query (for one language only); captures named `@match` are reported.
     /// At the top of `match` it needs a rule with exactly one language; under `python:` or
     /// `javascript:` it is written for that grammar.

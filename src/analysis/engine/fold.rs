@@ -191,6 +191,9 @@ impl<'a> Engine<'a> {
             let Some(function) = self.dialect.string_function(self.paths.text(p)) else {
                 continue;
             };
+            if function == StrFn::Recode && !self.ascii_codec(id, args.get(1).copied(), depth) {
+                continue;
+            }
             if let Some(value) = self.fold_function(function, &args, depth) {
                 return Some(value);
             }
@@ -199,7 +202,39 @@ impl<'a> Engine<'a> {
             return None;
         };
         let method = self.dialect.string_method(self.name(name))?;
+        if method == StrMethod::Recode && !self.ascii_codec(id, args.first().copied(), depth) {
+            return None;
+        }
         self.fold_method(method, object, &args, depth)
+    }
+
+    /// True when a recoding call's codec (at `positional`, or `encoding=`) is absent or one
+    /// that leaves ASCII text as it is, so the text folded is the text the program gets.
+    fn ascii_codec(&mut self, call: NodeId, positional: Option<NodeId>, depth: usize) -> bool {
+        let Some(codec) = positional.or_else(|| self.keyword_arg(call, "encoding")) else {
+            return true;
+        };
+        let Some(name) = self.fold(codec, depth) else {
+            return false;
+        };
+        let name = name.to_ascii_lowercase().replace(['-', ' '], "_");
+        matches!(
+            name.as_str(),
+            "utf_8"
+                | "utf8"
+                | "u8"
+                | "utf"
+                | "ascii"
+                | "us_ascii"
+                | "646"
+                | "latin_1"
+                | "latin1"
+                | "iso_8859_1"
+                | "iso8859_1"
+                | "8859"
+                | "l1"
+                | "cp1252"
+        )
     }
 
     fn fold_function(&mut self, function: StrFn, args: &[NodeId], depth: usize) -> Option<String> {
@@ -208,7 +243,7 @@ impl<'a> Engine<'a> {
         }
         let first = *args.first()?;
         match function {
-            StrFn::Same => self.fold(first, depth).map(|s| s.to_string()),
+            StrFn::Same | StrFn::Recode => self.fold(first, depth).map(|s| s.to_string()),
             StrFn::Url if args.len() > 1 => None,
             StrFn::Url => self.fold(first, depth).map(|s| s.to_string()),
             StrFn::Chr { all } => {
@@ -247,15 +282,7 @@ impl<'a> Engine<'a> {
                 }
                 Some(join_paths(parts.iter().map(String::as_str)))
             }
-            StrFn::ExpandUser => {
-                let path = self.fold(first, depth)?;
-                Some(match path.strip_prefix('~') {
-                    Some(rest) if rest.is_empty() || rest.starts_with('/') => {
-                        format!("/work{rest}")
-                    }
-                    _ => path.to_string(),
-                })
-            }
+            StrFn::ExpandUser => expand_user(&self.fold(first, depth)?),
             StrFn::Unescape => self
                 .fold(first, depth)
                 .filter(|s| !s.contains('%'))
@@ -319,7 +346,7 @@ impl<'a> Engine<'a> {
                 let to = self.fold(to, depth)?;
                 (!from.is_empty()).then(|| s.replace(&*from, &to))
             }
-            StrMethod::Same => self.fold(object, depth).map(|s| s.to_string()),
+            StrMethod::Same | StrMethod::Recode => self.fold(object, depth).map(|s| s.to_string()),
             StrMethod::Concat => {
                 let mut out = self.fold(object, depth)?.to_string();
                 for a in args {
@@ -335,15 +362,7 @@ impl<'a> Engine<'a> {
                 }
                 Some(join_paths(parts.iter().map(String::as_str)))
             }
-            StrMethod::ExpandUser => {
-                let path = self.fold(object, depth)?;
-                Some(match path.strip_prefix('~') {
-                    Some(rest) if rest.is_empty() || rest.starts_with('/') => {
-                        format!("/work{rest}")
-                    }
-                    _ => path.to_string(),
-                })
-            }
+            StrMethod::ExpandUser => expand_user(&self.fold(object, depth)?),
         }
     }
 
@@ -598,5 +617,16 @@ mod tests {
         assert_eq!(combine_ints(BinOp::Shl, 1, 40), Some(1 << 40));
         assert_eq!(combine_ints(BinOp::Shl, 1, 1 << 40), Some(i128::MAX));
         assert_eq!(combine_ints(BinOp::Shl, 1, 127), Some(i128::MAX));
+    }
+}
+
+/// `os.path.expanduser`: `~` and `~/...` are the sandbox user's home, the work dir. `~name`
+/// is another user's home directory, which the passwd database decides at run time
+/// (`~sys` is `/dev`): not foldable.
+fn expand_user(path: &str) -> Option<String> {
+    match path.strip_prefix('~') {
+        Some(rest) if rest.is_empty() || rest.starts_with('/') => Some(format!("/work{rest}")),
+        Some(_) => None,
+        None => Some(path.to_owned()),
     }
 }

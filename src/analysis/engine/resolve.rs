@@ -257,7 +257,7 @@ impl<'a> Engine<'a> {
                     return Vec::new();
                 }
                 ScopeKind::Function(FunctionKind::Def | FunctionKind::Method) => {
-                    return if self.strict_mode {
+                    return if self.strict_mode || self.in_strict_function(scope) {
                         Vec::new()
                     } else {
                         vec![Meaning::of(Value::Global)]
@@ -276,6 +276,44 @@ impl<'a> Engine<'a> {
                 None => return Vec::new(),
             }
         }
+    }
+
+    /// True when the scope is, or sits inside, a function whose body opens with
+    /// `'use strict'`.
+    fn in_strict_function(&self, scope: ScopeId) -> bool {
+        let mut at = Some(scope);
+        while let Some(s) = at {
+            if matches!(self.scopes.kind(s), ScopeKind::Function(_))
+                && self.has_strict_prologue(self.scopes.scopes[s as usize].node)
+            {
+                return true;
+            }
+            at = self.scopes.parent(s);
+        }
+        false
+    }
+
+    /// True when a function's body opens with a `'use strict'` directive (written exactly so:
+    /// an escaped spelling is no directive), which makes it, and what it holds, strict code.
+    fn has_strict_prologue(&self, function: NodeId) -> bool {
+        let Kind::Function { body, .. } = self.ir.kind(function) else {
+            return false;
+        };
+        for &statement in self.ir.list(body) {
+            if !matches!(self.ir.kind(statement), Kind::ExprStatement) {
+                return false;
+            }
+            let (start, end) = self.ir.span(statement);
+            let text = self.source.get(start..end).unwrap_or_default().trim_end();
+            let text = text.strip_suffix(';').unwrap_or(text).trim_end();
+            if text == "'use strict'" || text == "\"use strict\"" {
+                return true;
+            }
+            if !(text.starts_with('\'') || text.starts_with('"')) {
+                return false;
+            }
+        }
+        false
     }
 
     /// True when the scope (a method's) sits directly in a class body.

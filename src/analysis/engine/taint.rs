@@ -156,6 +156,19 @@ impl<'a> Engine<'a> {
                         if given.any() {
                             taint = taint.or(given).or(Taint::IS);
                         }
+                        // A callback's results become what the call returns, or its elements
+                        // (`[n].map(s => P[s])[0]`).
+                        if let Kind::Function { .. } = ir.kind(ir.unparen(value)) {
+                            let values = self
+                                .returns
+                                .get(&ir.unparen(value))
+                                .cloned()
+                                .unwrap_or_default();
+                            for v in values {
+                                let returned = self.taint_at(v, next);
+                                taint = taint.or(returned).or(returned.stored());
+                            }
+                        }
                     }
                 }
                 // What a function of the snippet returns.
@@ -195,7 +208,13 @@ impl<'a> Engine<'a> {
         {
             return false;
         }
-        let mut root = target;
+        self.taint_holder(target)
+    }
+
+    /// Marks the variable at the root of `target` (`m` of `m.a[0]`) as holding what may be code.
+    fn taint_holder(&mut self, target: NodeId) -> bool {
+        let ir = self.ir;
+        let mut root = ir.unparen(target);
         while let Kind::Attr { object, .. } | Kind::Index { object, .. } = ir.kind(root) {
             root = ir.unparen(object);
         }

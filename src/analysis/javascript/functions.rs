@@ -113,9 +113,11 @@ fn report_property(e: &mut Engine, id: NodeId, object: NodeId, property: &str) {
 }
 
 /// A call of a value taken by a computed key from something that may be a function (see
-/// the engine's taint): with the key equal to "constructor", that is `Function(code)`.
+/// the engine's taint): with the key equal to "constructor", that is `Function(code)`. Handed
+/// as it is to a builtin that keeps it (`m.set(1, t)`, `a.push(t)`), it may come back where
+/// the taint does not follow.
 fn report_tainted_call(e: &mut Engine, call: NodeId) {
-    let Kind::Call { callee, .. } = e.ir.kind(call) else {
+    let Kind::Call { callee, args, .. } = e.ir.kind(call) else {
         return;
     };
     if e.may_be_code(callee) {
@@ -124,6 +126,37 @@ fn report_tainted_call(e: &mut Engine, call: NodeId) {
             DynamicKind::ComputedMember,
             "calls a value taken by a computed key from something that may be a function",
         );
+        return;
+    }
+    // Builtin methods that keep what they are given in their object; a call of the
+    // snippet's own function or of a callback is followed through its parameters instead.
+    const KEEPING: &[&str] = &[
+        "set",
+        "push",
+        "unshift",
+        "add",
+        "splice",
+        "fill",
+        "assign",
+        "defineProperty",
+        "concat",
+    ];
+    let keeps =
+        matches!(e.ir.kind(callee), Kind::Attr { name, .. } if KEEPING.contains(&e.name(name)));
+    if !keeps {
+        return;
+    }
+    for arg in e.ir.list(args).to_vec() {
+        if let Kind::Arg { value, .. } = e.ir.kind(arg)
+            && e.may_be_code(value)
+        {
+            e.dynamic(
+                arg,
+                DynamicKind::ComputedMember,
+                "keeps a value taken by a computed key from something that may be a function \
+                 where the analyzer does not follow it",
+            );
+        }
     }
 }
 
@@ -314,7 +347,31 @@ fn report_destructuring(e: &mut Engine, pattern: NodeId) {
     let source_node = e.ir.unparen(source);
     let holds_call_stack = matches!(e.ir.kind(source_node), Kind::Function { .. })
         || matches!(e.ir.kind(source_node), Kind::Name(s) if e.name(s) == "arguments");
+    report_computed_keys(e, pattern, source);
     report_pattern(e, pattern, sources, holds_call_stack, 0);
+}
+
+/// `const {[k]: F} = f`: a computed key taken out of what may be a function is the same
+/// lookup as `f[k]`, which may be `f.constructor` (`Function`), bound to a name.
+fn report_computed_keys(e: &mut Engine, pattern: NodeId, source: NodeId) {
+    let Kind::ObjectPattern { entries } = e.ir.kind(pattern) else {
+        return;
+    };
+    if e.is_plain_data(source) {
+        return;
+    }
+    for entry in e.ir.list(entries).to_vec() {
+        if let Kind::PatternEntry { key, .. } = e.ir.kind(entry)
+            && e.fold_key(key, 0).is_none()
+            && !e.is_numeric(key)
+        {
+            e.dynamic(
+                entry,
+                DynamicKind::ComputedMember,
+                "takes a computed key out of something that may be a function",
+            );
+        }
+    }
 }
 
 fn report_pattern(

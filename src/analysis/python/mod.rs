@@ -193,7 +193,7 @@ impl Dialect for Python {
 
     fn string_function(&self, name: &str) -> Option<StrFn> {
         Some(match name {
-            "str" => StrFn::Same,
+            "str" => StrFn::Recode,
             "chr" => StrFn::Chr { all: false },
             "base64.b64decode" | "base64.standard_b64decode" | "base64.urlsafe_b64decode" => {
                 StrFn::Base64
@@ -215,7 +215,7 @@ impl Dialect for Python {
     fn string_method(&self, method: &str) -> Option<StrMethod> {
         Some(match method {
             "join" => StrMethod::JoinOnSeparator,
-            "decode" | "encode" => StrMethod::Same,
+            "decode" | "encode" => StrMethod::Recode,
             "strip" => StrMethod::Strip {
                 start: true,
                 end: true,

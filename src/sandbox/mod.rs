@@ -25,6 +25,7 @@ use std::time::Duration;
 pub use engine::{Engine, EngineChoice, EngineKind, SandboxError};
 pub use exec::Execution;
 use tokio_util::task::TaskTracker;
+use tracing::Instrument;
 pub use uids::UidRange;
 
 use crate::analysis::Language;
@@ -179,7 +180,10 @@ impl Sandbox {
                 action: "choosing a container".into(),
                 detail: format!("no {language} sandbox is configured"),
             })?;
-        let started = pool.take().await?;
+        let started = pool
+            .take()
+            .instrument(tracing::info_span!("sandbox.take"))
+            .await?;
         // Removal is tied to this guard, so it happens however the run ends, even when the
         // caller drops this future (a client that went away).
         let mut teardown = Teardown {
@@ -188,7 +192,9 @@ impl Sandbox {
             tracker: self.teardown.clone(),
         };
         let started = teardown.started.as_mut().expect("set above");
-        exec::execute(&self.engine, started, code, &self.limits, cancelled).await
+        exec::execute(&self.engine, started, code, &self.limits, cancelled)
+            .instrument(tracing::info_span!("sandbox.run"))
+            .await
     }
 
     /// Stops the pools, waits until every container this sandbox created is gone, and sweeps

@@ -3,7 +3,7 @@
 //! each phase span the sandbox records (`sandbox.uid`, `.create`, `.attach`, `.start`,
 //! `.ready`, `.run`, `.kill`, `.remove`).
 //!
-//!     cargo run --example phases -- [docker|podman] [runsc] [CALLS]
+//!     cargo run --example phases -- [docker|podman] [runsc] [CALLS] [light|data|full]
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use code_sandbox_mcp::analysis::Language;
 use code_sandbox_mcp::policy::Limits;
-use code_sandbox_mcp::sandbox::{EngineChoice, Sandbox, SandboxConfig};
+use code_sandbox_mcp::sandbox::{EngineChoice, Preload, Sandbox, SandboxConfig};
 use tracing::span::{Attributes, Id};
 use tracing_subscriber::Layer;
 use tracing_subscriber::layer::{Context, SubscriberExt};
@@ -57,6 +57,10 @@ fn main() {
         .any(|a| a == "runsc")
         .then(|| "runsc".to_owned());
     let calls: usize = args.iter().find_map(|a| a.parse().ok()).unwrap_or(10);
+    let preload = args
+        .iter()
+        .find_map(|a| a.parse::<Preload>().ok())
+        .unwrap_or(Preload::Full);
     tracing::subscriber::set_global_default(tracing_subscriber::registry().with(SpanTimes))
         .expect("subscriber");
     let config = SandboxConfig {
@@ -74,14 +78,19 @@ fn main() {
         let sandbox = Sandbox::start(&config, &limits).await.expect("sandbox");
         for _ in 0..calls {
             let e = sandbox
-                .run(Language::Python, "print(1)", std::future::pending())
+                .run_class(
+                    Language::Python,
+                    preload,
+                    "print(1)",
+                    std::future::pending(),
+                )
                 .await
                 .expect("run");
             assert_eq!((e.stdout.as_str(), e.exit_code), ("1\n", Some(0)), "{e:?}");
         }
         sandbox.shutdown().await;
     });
-    println!("{calls} calls, load {}", load());
+    println!("{calls} calls, {preload} runner, load {}", load());
     println!("{:<20} {:>9} {:>9}", "phase", "median", "p95");
     for (name, times) in TIMES.lock().unwrap().iter_mut() {
         times.sort();

@@ -203,9 +203,16 @@ async fn wait_until_ready(output: &mut Output, image: &str) -> Result<(), Sandbo
 
 /// Kills and removes a container at once (no grace period: nothing in it is worth waiting
 /// for). A container that is already gone is fine. Spans: `sandbox.kill`, `sandbox.remove`.
+///
+/// Docker's forced removal sends SIGKILL itself, so a kill request beforehand would only cost
+/// the engine a second round of work under load. Podman's sends the stop signal and waits
+/// out the stop timeout first, which the runner (ignoring signals) would sit through: there
+/// the kill comes first.
 pub async fn destroy(engine: &Engine, id: &str) {
     let docker = &engine.docker;
-    kill(engine, id).await;
+    if engine.kind == super::engine::EngineKind::Podman {
+        kill(engine, id).await;
+    }
     match docker
         .remove_container(
             id,

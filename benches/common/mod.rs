@@ -18,6 +18,7 @@ pub fn ms(d: Duration) -> f64 {
 
 /// Wall-clock times of `docker run --rm` running `code` with `python3 -c` on `image`: the
 /// baseline every warm-pool figure is compared with.
+#[allow(dead_code)]
 pub fn docker_run_times(image: &str, code: &str, runs: usize) -> Vec<Duration> {
     (0..runs)
         .map(|_| {

@@ -206,34 +206,8 @@ impl Pool {
         }
     }
 
-    /// How many warm containers of each class to keep: one for each class in recent demand,
-    /// busiest first, while the budget lasts; the rest of the budget shared by demand.
     fn targets(&self, demand: &HashMap<Preload, f64>) -> HashMap<Preload, usize> {
-        let total: f64 = demand.values().sum::<f64>().max(f64::MIN_POSITIVE);
-        let mut active: Vec<(Preload, f64)> = self
-            .classes
-            .iter()
-            .map(|&c| (c, demand.get(&c).copied().unwrap_or(0.0) / total))
-            .filter(|&(_, share)| share >= ACTIVE_SHARE)
-            .collect();
-        active.sort_by(|a, b| b.1.total_cmp(&a.1));
-        let mut left = self.budget;
-        let mut targets = HashMap::new();
-        for &(class, _) in &active {
-            if class.weight() <= left {
-                targets.insert(class, 1);
-                left -= class.weight();
-            }
-        }
-        let shared = left as f64;
-        for &(class, share) in &active {
-            if let Some(count) = targets.get_mut(&class) {
-                let more = ((shared * share) as usize / class.weight()).min(left / class.weight());
-                *count += more;
-                left -= more * class.weight();
-            }
-        }
-        targets
+        targets(&self.classes, self.budget, demand)
     }
 
     /// A warm container of a class holding more than its target, while the warm and starting
@@ -365,5 +339,89 @@ impl Pool {
         for started in drained {
             container::destroy(&self.engine, &started.id).await;
         }
+    }
+}
+
+/// How many warm containers of each class to keep: one for each class in recent demand,
+/// busiest first, while the budget lasts; the rest of the budget shared by demand.
+fn targets(
+    classes: &[Preload],
+    budget: usize,
+    demand: &HashMap<Preload, f64>,
+) -> HashMap<Preload, usize> {
+    let total: f64 = demand.values().sum::<f64>().max(f64::MIN_POSITIVE);
+    let mut active: Vec<(Preload, f64)> = classes
+        .iter()
+        .map(|&c| (c, demand.get(&c).copied().unwrap_or(0.0) / total))
+        .filter(|&(_, share)| share >= ACTIVE_SHARE)
+        .collect();
+    active.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let mut left = budget;
+    let mut targets = HashMap::new();
+    for &(class, _) in &active {
+        if class.weight() <= left {
+            targets.insert(class, 1);
+            left -= class.weight();
+        }
+    }
+    let shared = left as f64;
+    for &(class, share) in &active {
+        if let Some(count) = targets.get_mut(&class) {
+            let more = ((shared * share) as usize / class.weight()).min(left / class.weight());
+            *count += more;
+            left -= more * class.weight();
+        }
+    }
+    targets
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kept(budget: usize, demand: &[(Preload, f64)]) -> Vec<(Preload, usize)> {
+        let targets = targets(&Preload::ALL, budget, &demand.iter().copied().collect());
+        let mut kept: Vec<_> = targets.into_iter().filter(|&(_, n)| n > 0).collect();
+        kept.sort();
+        kept
+    }
+
+    #[test]
+    fn pools_follow_demand_within_the_budget() {
+        let budget = 2 * Preload::Full.weight();
+        // Only light calls: the whole budget in light runners.
+        assert_eq!(
+            kept(budget, &[(Preload::Light, 10.0)]),
+            [(Preload::Light, 12)]
+        );
+        // Only full calls: as many full runners as the budget holds.
+        assert_eq!(kept(budget, &[(Preload::Full, 10.0)]), [(Preload::Full, 2)]);
+        // A quiet class keeps one warm beside a busy one.
+        let mixed = kept(budget, &[(Preload::Light, 18.0), (Preload::Data, 2.0)]);
+        assert_eq!(mixed, [(Preload::Light, 6), (Preload::Data, 1)]);
+        // Classes without recent demand get nothing; the budget is never exceeded.
+        for demand in [
+            vec![
+                (Preload::Light, 1.0),
+                (Preload::Data, 1.0),
+                (Preload::Full, 1.0),
+            ],
+            vec![(Preload::Full, 5.0), (Preload::Light, 0.01)],
+        ] {
+            let targets = targets(&Preload::ALL, budget, &demand.iter().copied().collect());
+            let weight: usize = targets.iter().map(|(c, n)| c.weight() * n).sum();
+            assert!(weight <= budget, "{targets:?}");
+            for (class, share) in demand {
+                assert_eq!(targets.contains_key(&class), share >= 0.05, "{targets:?}");
+            }
+        }
+        // A budget smaller than one of each: the busiest first.
+        assert_eq!(
+            kept(
+                Preload::Full.weight(),
+                &[(Preload::Full, 2.0), (Preload::Data, 1.0)]
+            ),
+            [(Preload::Full, 1)]
+        );
     }
 }

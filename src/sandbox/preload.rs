@@ -30,13 +30,13 @@ impl Preload {
         }
     }
 
-    /// Relative memory of a warm runner of this class (Python, measured with `docker stats`:
-    /// light about 12 MiB, data 45 MiB, full 65 MiB), for sharing the pool's memory budget.
+    /// Relative memory of a warm runner of this class (Python, idle, measured with `docker
+    /// stats`: light 12 MiB, data 59 MiB, full 69 MiB), for sharing the pool's memory budget.
     pub fn weight(self) -> usize {
         match self {
             Preload::Light => 1,
-            Preload::Data => 4,
-            Preload::Full => 5,
+            Preload::Data => 5,
+            Preload::Full => 6,
         }
     }
 }

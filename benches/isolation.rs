@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use code_sandbox_mcp::analysis::Language;
 use code_sandbox_mcp::policy::Limits;
-use code_sandbox_mcp::sandbox::{EngineChoice, Sandbox, SandboxConfig, images};
+use code_sandbox_mcp::sandbox::{EngineChoice, Preload, Sandbox, SandboxConfig, images};
 
 const PRINT: &str = "print(1)";
 
@@ -111,7 +111,12 @@ async fn measure(level: &Level, iterations: usize) -> Measured {
     );
     let ready = started.elapsed();
     let first = sandbox
-        .run(Language::Python, PRINT, std::future::pending())
+        .run_class(
+            Language::Python,
+            Preload::Light,
+            PRINT,
+            std::future::pending(),
+        )
         .await
         .expect("run");
     assert_eq!(
@@ -119,9 +124,10 @@ async fn measure(level: &Level, iterations: usize) -> Measured {
         ("1\n", Some(0)),
         "{first:?}"
     );
-    let mut warm = common::warm_call_times(&sandbox, PRINT, iterations, 2).await;
+    let mut warm = common::warm_call_times(&sandbox, Preload::Light, PRINT, iterations, 2).await;
     let (median, p95) = median_p95(&mut warm);
-    let per_second = common::back_to_back_rate(&sandbox, PRINT, iterations.min(15)).await;
+    let per_second =
+        common::back_to_back_rate(&sandbox, Preload::Light, PRINT, iterations.min(15)).await;
     sandbox.shutdown().await;
     Measured {
         warm: median,

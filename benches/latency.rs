@@ -10,7 +10,7 @@ use common::{median_p95, ms};
 
 use code_sandbox_mcp::analysis::Language;
 use code_sandbox_mcp::policy::Limits;
-use code_sandbox_mcp::sandbox::{Sandbox, SandboxConfig, images};
+use code_sandbox_mcp::sandbox::{Preload, Sandbox, SandboxConfig, images};
 
 const PRINT: &str = "print(1)";
 const PANDAS: &str = "import pandas as pd\ndf = pd.DataFrame({'a': range(100), 'b': range(100)})\nprint(df.describe().loc['mean'].sum())";
@@ -36,8 +36,11 @@ async fn bench(iterations: usize) {
     let image = images::default_image(Language::Python);
     println!("{iterations} iterations per case, image {image}\n");
     println!("{:<34} {:>10} {:>10}", "case", "median", "p95");
-    for (name, code) in [("print(1)", PRINT), ("pandas describe", PANDAS)] {
-        let mut warm = common::warm_call_times(&sandbox, code, iterations, 2).await;
+    for (name, preload, code) in [
+        ("print(1)", Preload::Light, PRINT),
+        ("pandas describe", Preload::Data, PANDAS),
+    ] {
+        let mut warm = common::warm_call_times(&sandbox, preload, code, iterations, 2).await;
         let mut cold = common::docker_run_times(&image, code, iterations.min(15));
         let (wm, wp) = median_p95(&mut warm);
         let (cm, cp) = median_p95(&mut cold);
@@ -60,7 +63,7 @@ async fn bench(iterations: usize) {
         );
     }
     // Sustained: back-to-back calls, the pool refilling as fast as the engine creates containers.
-    let per_second = common::back_to_back_rate(&sandbox, PRINT, iterations).await;
+    let per_second = common::back_to_back_rate(&sandbox, Preload::Light, PRINT, iterations).await;
     println!("sustained print(1), one caller: {per_second:.1} calls/s");
     sandbox.shutdown().await;
 }

@@ -5,9 +5,9 @@ use std::future::Future;
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use crate::analysis::{Language, analyze};
+use crate::analysis::{Analysis, FactKind, Language, analyze, is_python_stdlib_module};
 use crate::policy::{Finding, Judgement, Policy, Verdict};
-use crate::sandbox::{Execution, LazySandbox, SandboxError};
+use crate::sandbox::{Execution, LazySandbox, Preload, SandboxError};
 
 /// Largest snippet accepted. Larger code is refused before analysis or execution.
 pub const MAX_CODE_BYTES: usize = crate::analysis::MAX_SOURCE_BYTES;
@@ -41,8 +41,18 @@ pub struct Gateway {
 impl Gateway {
     /// Analyzes and judges without running anything.
     pub fn check(&self, language: Language, code: &str) -> Result<Judgement, GatewayError> {
+        Ok(self.assess(language, code)?.0)
+    }
+
+    /// Analyzes and judges, and says which runner class the code needs (from its imports).
+    pub fn assess(
+        &self,
+        language: Language,
+        code: &str,
+    ) -> Result<(Judgement, Preload), GatewayError> {
         check_size(code)?;
-        Ok(self.policy.judge(&analyze(language, code.as_bytes())))
+        let analysis = analyze(language, code.as_bytes());
+        Ok((self.policy.judge(&analysis), runner_class(&analysis)))
     }
 
     /// The whole pipeline. A denial is a normal outcome (`ran: false`), not an error.
@@ -52,17 +62,19 @@ impl Gateway {
         code: &str,
         cancelled: impl Future<Output = ()>,
     ) -> Result<RunReport, GatewayError> {
-        let judgement = self.check(language, code)?;
-        self.run_judged(language, code, judgement, cancelled).await
+        let (judgement, runner) = self.assess(language, code)?;
+        self.run_judged(language, code, judgement, runner, cancelled)
+            .await
     }
 
-    /// The pipeline after [`Gateway::check`], for callers that keep the judgement (the MCP
+    /// The pipeline after [`Gateway::assess`], for callers that keep the judgement (the MCP
     /// layer audits a run that fails or is cancelled with the verdict it had).
     pub async fn run_judged(
         &self,
         language: Language,
         code: &str,
         judgement: Judgement,
+        runner: Preload,
         cancelled: impl Future<Output = ()>,
     ) -> Result<RunReport, GatewayError> {
         if judgement.verdict == Verdict::Deny {
@@ -77,7 +89,7 @@ impl Gateway {
             .sandbox
             .get()
             .await?
-            .run(language, code, cancelled)
+            .run_class(language, runner, code, cancelled)
             .await?;
         Ok(RunReport {
             verdict: judgement.verdict,
@@ -88,6 +100,40 @@ impl Gateway {
     }
 }
 
+/// Libraries the data runner preloads (the full runner adds matplotlib).
+const DATA_MODULES: &[&str] = &["numpy", "pandas"];
+
+/// The lightest runner that has what the code imports already loaded: light for the standard
+/// library alone, data for numpy and pandas, full for anything else (matplotlib, scipy, a
+/// module the image may not even have) and for code whose imports the analyzer could not see
+/// (text run as code, a name built at run time, a parse error). Any class runs any code: this
+/// only decides what is imported before the code arrives, so a wrong guess costs time, never
+/// a result. JavaScript's runner has one class.
+fn runner_class(analysis: &Analysis) -> Preload {
+    if analysis.language != Language::Python {
+        return Preload::Full;
+    }
+    let mut class = Preload::Light;
+    for fact in &analysis.facts {
+        let needs = match &fact.kind {
+            FactKind::Import { module } => {
+                let root = module.split('.').next().unwrap_or_default();
+                if DATA_MODULES.contains(&root) {
+                    Preload::Data
+                } else if is_python_stdlib_module(root) {
+                    Preload::Light
+                } else {
+                    Preload::Full
+                }
+            }
+            FactKind::Dynamic { .. } => Preload::Full,
+            _ => Preload::Light,
+        };
+        class = class.max(needs);
+    }
+    class
+}
+
 fn check_size(code: &str) -> Result<(), GatewayError> {
     if code.len() > MAX_CODE_BYTES {
         Err(GatewayError::TooLarge {
@@ -96,5 +142,46 @@ fn check_size(code: &str) -> Result<(), GatewayError> {
         })
     } else {
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn class(code: &str) -> Preload {
+        runner_class(&analyze(Language::Python, code.as_bytes()))
+    }
+
+    #[test]
+    fn the_runner_class_follows_the_imports() {
+        assert_eq!(class("print(1)"), Preload::Light);
+        assert_eq!(
+            class("import json, os.path\nprint(json.dumps(1))"),
+            Preload::Light
+        );
+        assert_eq!(
+            class("import pandas as pd\nprint(pd.DataFrame({'a': [1]}))"),
+            Preload::Data
+        );
+        assert_eq!(
+            class("from numpy.linalg import norm\nimport math"),
+            Preload::Data
+        );
+        assert_eq!(
+            class("import matplotlib.pyplot as plt\nimport numpy"),
+            Preload::Full
+        );
+        assert_eq!(class("import scipy.stats"), Preload::Full);
+        assert_eq!(class("import notinstalled"), Preload::Full);
+        assert_eq!(
+            class("m = 'pan' + 'das'\n__import__(m + input())"),
+            Preload::Full
+        );
+        assert_eq!(class("exec(input())"), Preload::Full);
+        assert_eq!(
+            runner_class(&analyze(Language::JavaScript, b"console.log(1)")),
+            Preload::Full
+        );
     }
 }

@@ -18,6 +18,7 @@ pub fn ms(d: Duration) -> f64 {
 
 /// Wall-clock times of `docker run --rm` running `code` with `python3 -c` on `image`: the
 /// baseline every warm-pool figure is compared with.
+#[allow(dead_code)]
 pub fn docker_run_times(image: &str, code: &str, runs: usize) -> Vec<Duration> {
     (0..runs)
         .map(|_| {
@@ -45,12 +46,14 @@ pub fn docker_run_times(image: &str, code: &str, runs: usize) -> Vec<Duration> {
         .collect()
 }
 
-/// Times of `iterations` calls of `code` on a warm container each: before every call the
+/// Times of `iterations` calls of `code` on a warm container of class `preload` each (the
+/// class the gateway gives the code): before every call the
 /// pool is given time to hold `pool_size` warm containers, so only the call is timed. Each
 /// run must exit 0.
 #[allow(dead_code)]
 pub async fn warm_call_times(
     sandbox: &code_sandbox_mcp::sandbox::Sandbox,
+    preload: code_sandbox_mcp::sandbox::Preload,
     code: &str,
     iterations: usize,
     pool_size: usize,
@@ -60,8 +63,9 @@ pub async fn warm_call_times(
         sandbox.wait_warm(pool_size, Duration::from_secs(120)).await;
         let started = Instant::now();
         let e = sandbox
-            .run(
+            .run_class(
                 code_sandbox_mcp::analysis::Language::Python,
+                preload,
                 code,
                 std::future::pending(),
             )
@@ -78,14 +82,16 @@ pub async fn warm_call_times(
 #[allow(dead_code)]
 pub async fn back_to_back_rate(
     sandbox: &code_sandbox_mcp::sandbox::Sandbox,
+    preload: code_sandbox_mcp::sandbox::Preload,
     code: &str,
     calls: usize,
 ) -> f64 {
     let started = Instant::now();
     for _ in 0..calls {
         sandbox
-            .run(
+            .run_class(
                 code_sandbox_mcp::analysis::Language::Python,
+                preload,
                 code,
                 std::future::pending(),
             )

@@ -175,6 +175,11 @@ impl Analysis {
     }
 }
 
+/// Whether `name` is a top-level module of Python's standard library.
+pub fn is_python_stdlib_module(name: &str) -> bool {
+    python::is_stdlib_module(name)
+}
+
 /// Analyzes `source` as `language`. Never panics on any input.
 pub fn analyze(language: Language, source: &[u8]) -> Analysis {
     analyze_at(language, source, 0, &Carried::default(), Role::Program)

@@ -211,8 +211,8 @@ impl SandboxServer {
             Err(busy) => return error_result(busy.to_string()),
         };
         let record = AuditRecord::new(tool, language, code, &gateway.policy).by(&client, &identity);
-        let judgement = match gateway.check(language, code) {
-            Ok(judgement) => judgement,
+        let (judgement, runner) = match gateway.assess(language, code) {
+            Ok(assessed) => assessed,
             Err(error) => {
                 shared.audit(&record.with_error(&error));
                 return error_result(error.to_string());
@@ -234,6 +234,7 @@ impl SandboxServer {
                 language,
                 code,
                 judgement.clone(),
+                runner,
                 cancelled.clone().cancelled_owned(),
             );
             match run.await {

@@ -12,6 +12,7 @@ use bollard::query_parameters::{
 };
 use futures_util::{Stream, StreamExt};
 use tokio::io::AsyncWrite;
+use tracing::Instrument;
 
 use super::engine::{Engine, SandboxError};
 pub use super::hardening::ContainerSpec;
@@ -63,14 +64,29 @@ fn hostname() -> String {
 
 /// Creates, attaches and starts a container with a user id of its own. On any failure the
 /// container is removed again.
+///
+/// Each phase is a span (`sandbox.uid`, `sandbox.create`, `sandbox.attach`, `sandbox.start`,
+/// `sandbox.ready`) inside `sandbox.container`, so a subscriber that times spans shows where a
+/// start's time goes.
 pub async fn start(engine: &Engine, spec: &ContainerSpec) -> Result<Started, SandboxError> {
+    start_phases(engine, spec)
+        .instrument(tracing::info_span!("sandbox.container", language = %spec.language))
+        .await
+}
+
+async fn start_phases(engine: &Engine, spec: &ContainerSpec) -> Result<Started, SandboxError> {
     let docker = &engine.docker;
-    let uid = spec.uids.lease(engine).await?;
+    let uid = spec
+        .uids
+        .lease(engine)
+        .instrument(tracing::info_span!("sandbox.uid"))
+        .await?;
     let created = docker
         .create_container(
             None::<bollard::query_parameters::CreateContainerOptions>,
             create_body(spec, uid.uid),
         )
+        .instrument(tracing::info_span!("sandbox.create"))
         .await
         .map_err(|e| match e {
             bollard::errors::Error::DockerResponseServerError {
@@ -93,14 +109,18 @@ pub async fn start(engine: &Engine, spec: &ContainerSpec) -> Result<Started, San
                         .build(),
                 ),
             )
+            .instrument(tracing::info_span!("sandbox.attach"))
             .await
             .map_err(|e| SandboxError::engine("attaching to a container", e))?;
         docker
             .start_container(&id, None::<StartContainerOptions>)
+            .instrument(tracing::info_span!("sandbox.start"))
             .await
             .map_err(|e| SandboxError::container("starting a container", e))?;
         let mut output = output;
-        wait_until_ready(&mut output, &spec.image).await?;
+        wait_until_ready(&mut output, &spec.image)
+            .instrument(tracing::info_span!("sandbox.ready"))
+            .await?;
         Ok::<_, SandboxError>((input, output))
     }
     .await;
@@ -182,15 +202,17 @@ async fn wait_until_ready(output: &mut Output, image: &str) -> Result<(), Sandbo
 }
 
 /// Kills and removes a container at once (no grace period: nothing in it is worth waiting
-/// for). A container that is already gone is fine.
+/// for). A container that is already gone is fine. Spans: `sandbox.kill`, `sandbox.remove`.
+///
+/// Docker's forced removal sends SIGKILL itself, so a kill request beforehand would only cost
+/// the engine a second round of work under load. Podman's sends the stop signal and waits
+/// out the stop timeout first, which the runner (ignoring signals) would sit through: there
+/// the kill comes first.
 pub async fn destroy(engine: &Engine, id: &str) {
     let docker = &engine.docker;
-    let _ = docker
-        .kill_container(
-            id,
-            Some(KillContainerOptionsBuilder::new().signal("SIGKILL").build()),
-        )
-        .await;
+    if engine.kind == super::engine::EngineKind::Podman {
+        kill(engine, id).await;
+    }
     match docker
         .remove_container(
             id,
@@ -201,6 +223,7 @@ pub async fn destroy(engine: &Engine, id: &str) {
                     .build(),
             ),
         )
+        .instrument(tracing::info_span!("sandbox.remove"))
         .await
     {
         Ok(())
@@ -219,6 +242,7 @@ pub async fn kill(engine: &Engine, id: &str) {
             id,
             Some(KillContainerOptionsBuilder::new().signal("SIGKILL").build()),
         )
+        .instrument(tracing::info_span!("sandbox.kill"))
         .await;
 }
 

@@ -9,6 +9,7 @@ use bollard::models::{ContainerCreateBody, HostConfig, ResourcesUlimits};
 use super::container::{LABEL_INSTANCE, LABEL_MANAGED, LABEL_OWNER, LABEL_UID, WORK_DIR, owner};
 use super::engine::EngineKind;
 use super::host_files::{HOSTNAME, HostFiles};
+use super::preload::Preload;
 use super::seccomp;
 use super::uids::UidPool;
 use crate::policy::Limits;
@@ -17,6 +18,8 @@ use crate::policy::Limits;
 #[derive(Clone)]
 pub struct ContainerSpec {
     pub language: crate::analysis::Language,
+    /// What the runner imports before it is ready (`SANDBOX_PRELOAD`).
+    pub preload: Preload,
     pub image: String,
     pub command: Vec<String>,
     pub limits: Limits,
@@ -170,6 +173,7 @@ pub fn create_body(spec: &ContainerSpec, uid: u32) -> ContainerCreateBody {
         "PYTHONDONTWRITEBYTECODE=1".to_owned(),
         "PYTHONIOENCODING=utf-8".to_owned(),
         "LANG=C.UTF-8".to_owned(),
+        format!("SANDBOX_PRELOAD={}", spec.preload),
     ];
     env.extend(spec.env.iter().map(|(k, v)| format!("{k}={v}")));
     ContainerCreateBody {

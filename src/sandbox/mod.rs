@@ -13,6 +13,7 @@ mod host_files;
 pub mod images;
 mod output;
 pub mod pool;
+mod preload;
 mod random;
 pub mod seccomp;
 pub mod uids;
@@ -24,7 +25,9 @@ use std::time::Duration;
 
 pub use engine::{Engine, EngineChoice, EngineKind, SandboxError};
 pub use exec::Execution;
+pub use preload::Preload;
 use tokio_util::task::TaskTracker;
+use tracing::Instrument;
 pub use uids::UidRange;
 
 use crate::analysis::Language;
@@ -117,6 +120,7 @@ impl Sandbox {
             .await?;
             let spec = ContainerSpec {
                 language,
+                preload: Preload::Full,
                 image,
                 command: images::runner_command(language, gvisor),
                 limits: limits.clone(),
@@ -129,7 +133,7 @@ impl Sandbox {
             };
             pools.insert(
                 language,
-                Pool::start(engine.clone(), spec, config.pool_size),
+                Pool::start(engine.clone(), spec, config.pool_size, classes(language)),
             );
         }
         Ok(Sandbox {
@@ -164,11 +168,25 @@ impl Sandbox {
         true
     }
 
-    /// Runs `code` in a fresh container. Returns as soon as the runner reports the end; the
-    /// container is killed and removed in the background. Resolving `cancelled` kills it.
+    /// Runs `code` in a fresh container whose runner has everything preloaded.
     pub async fn run(
         &self,
         language: Language,
+        code: &str,
+        cancelled: impl Future<Output = ()>,
+    ) -> Result<Execution, SandboxError> {
+        self.run_class(language, Preload::Full, code, cancelled)
+            .await
+    }
+
+    /// Runs `code` in a fresh container whose runner preloaded at least `preload` (any class
+    /// runs any code; a lighter one starts sooner and leaves heavy imports to the code).
+    /// Returns as soon as the runner reports the end; the container is killed and removed in
+    /// the background. Resolving `cancelled` kills it.
+    pub async fn run_class(
+        &self,
+        language: Language,
+        preload: Preload,
         code: &str,
         cancelled: impl Future<Output = ()>,
     ) -> Result<Execution, SandboxError> {
@@ -179,7 +197,10 @@ impl Sandbox {
                 action: "choosing a container".into(),
                 detail: format!("no {language} sandbox is configured"),
             })?;
-        let started = pool.take().await?;
+        let started = pool
+            .take(preload)
+            .instrument(tracing::info_span!("sandbox.take"))
+            .await?;
         // Removal is tied to this guard, so it happens however the run ends, even when the
         // caller drops this future (a client that went away).
         let mut teardown = Teardown {
@@ -188,7 +209,9 @@ impl Sandbox {
             tracker: self.teardown.clone(),
         };
         let started = teardown.started.as_mut().expect("set above");
-        exec::execute(&self.engine, started, code, &self.limits, cancelled).await
+        exec::execute(&self.engine, started, code, &self.limits, cancelled)
+            .instrument(tracing::info_span!("sandbox.run"))
+            .await
     }
 
     /// Stops the pools, waits until every container this sandbox created is gone, and sweeps
@@ -269,6 +292,15 @@ impl LazySandbox {
         if let Some(sandbox) = self.slot.lock().await.take() {
             sandbox.shutdown().await;
         }
+    }
+}
+
+/// The runner classes a language's image has: the Python runner preloads by class; the
+/// JavaScript runner has nothing heavy to preload, so it has one.
+fn classes(language: Language) -> Vec<Preload> {
+    match language {
+        Language::Python => Preload::ALL.to_vec(),
+        Language::JavaScript => vec![Preload::Full],
     }
 }
 

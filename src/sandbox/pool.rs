@@ -1,46 +1,95 @@
-//! Warm pools: containers started ahead of time, each with its runner already waiting (heavy
-//! libraries imported) for code on stdin. Each is used once and destroyed; the pool refills in
-//! the background, so a call costs a write and a read rather than a container start.
+//! Warm pools: containers started ahead of time, each with its runner already waiting (its
+//! class's libraries imported, see [`Preload`]) for code on stdin. Each is used once and
+//! destroyed; the pool refills in the background, so a call costs a write and a read rather
+//! than a container start.
+//!
+//! One pool per language holds a queue per runner class. How many of each it keeps follows
+//! recent demand, within a memory budget: `size` containers of the heaviest class, so more of
+//! the light ones fit. Every class asked for lately keeps at least one warm container while
+//! the budget allows, so a busy class cannot starve a quiet one. Starts run in parallel up to
+//! twice the CPUs: a start is mostly waiting on the engine and the runner's imports, and more
+//! at once only makes each slower. Callers that find their queue empty take a warm container
+//! of a heavier class (it runs the same code), else start their own, whichever comes first.
 
-use std::collections::VecDeque;
-use std::sync::Arc;
+use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures_util::FutureExt;
 use futures_util::StreamExt;
-use tokio::sync::{Mutex, Notify};
+use tokio::sync::{Notify, Semaphore};
+use tokio_util::task::TaskTracker;
 
 use super::container::{self, ContainerSpec, Started};
 use super::engine::{Engine, SandboxError};
+use super::preload::Preload;
 
-/// Containers started at once while refilling.
-const PARALLEL_STARTS: usize = 2;
-/// Longest pause between refill attempts while the engine keeps failing.
+/// Each call multiplies every class's demand by this, then adds 1 to its own: demand is the
+/// last few dozen calls' mix.
+const DECAY: f64 = 0.95;
+/// A class with less than this share of recent demand is not kept warm.
+const ACTIVE_SHARE: f64 = 0.05;
+/// First and longest pause between refill attempts while the engine keeps failing.
+const FIRST_BACKOFF: Duration = Duration::from_millis(250);
 const MAX_BACKOFF: Duration = Duration::from_secs(30);
 
 pub struct Pool {
     engine: Engine,
     spec: ContainerSpec,
-    size: usize,
-    ready: Mutex<VecDeque<Started>>,
+    /// The classes this language's runner has, lightest first.
+    classes: Vec<Preload>,
+    /// Memory budget of the warm containers, in [`Preload::weight`] units.
+    budget: usize,
+    /// Container starts under way at once (refills and callers alike).
+    starts: Arc<Semaphore>,
+    state: Mutex<State>,
+    /// A container became ready.
+    changed: Notify,
+    /// The refiller should look again.
     wake: Notify,
     closed: AtomicBool,
-    refiller: std::sync::Mutex<Option<tokio::task::JoinHandle<()>>>,
+    tasks: TaskTracker,
+    refiller: Mutex<Option<tokio::task::JoinHandle<()>>>,
+}
+
+#[derive(Default)]
+struct State {
+    ready: HashMap<Preload, VecDeque<Started>>,
+    starting: HashMap<Preload, usize>,
+    demand: HashMap<Preload, f64>,
+    /// Set while the engine keeps failing: the pause before the refiller's next start.
+    backoff: Option<Duration>,
 }
 
 impl Pool {
-    /// Creates a pool of `size` warm containers and starts filling it in the background.
-    /// A size of 0 means every call starts its own container.
-    pub fn start(engine: Engine, spec: ContainerSpec, size: usize) -> Arc<Pool> {
+    /// Creates a pool with a budget of `size` containers of its heaviest class and starts
+    /// filling it in the background. A size of 0 means every call starts its own container.
+    pub fn start(
+        engine: Engine,
+        spec: ContainerSpec,
+        size: usize,
+        classes: Vec<Preload>,
+    ) -> Arc<Pool> {
+        let heaviest = classes.iter().copied().max().unwrap_or(Preload::Full);
+        let cpus = std::thread::available_parallelism().map_or(2, |n| n.get());
+        // Before any call: a heavy runner for whatever comes, a light one for the common case.
+        let demand = HashMap::from([(heaviest, 1.0), (classes[0], 0.5)]);
         let pool = Arc::new(Pool {
             engine,
             spec,
-            size,
-            ready: Mutex::new(VecDeque::new()),
+            budget: size * heaviest.weight(),
+            classes,
+            starts: Arc::new(Semaphore::new((2 * cpus).max(2))),
+            state: Mutex::new(State {
+                demand,
+                ..State::default()
+            }),
+            changed: Notify::new(),
             wake: Notify::new(),
             closed: AtomicBool::new(false),
-            refiller: std::sync::Mutex::new(None),
+            tasks: TaskTracker::new(),
+            refiller: Mutex::new(None),
         });
         if size > 0 {
             let task = tokio::spawn(Arc::clone(&pool).refill());
@@ -53,92 +102,326 @@ impl Pool {
         &self.spec
     }
 
-    /// A live warm container, or a freshly started one when the pool is empty.
-    pub async fn take(&self) -> Result<Started, SandboxError> {
+    fn state(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The lightest class this runner has that runs code needing `wanted`.
+    fn class_for(&self, wanted: Preload) -> Preload {
+        let heaviest = *self.classes.last().expect("a class");
+        self.classes
+            .iter()
+            .copied()
+            .find(|&c| c >= wanted)
+            .unwrap_or(heaviest)
+    }
+
+    fn spec_for(&self, class: Preload) -> ContainerSpec {
+        ContainerSpec {
+            preload: class,
+            ..self.spec.clone()
+        }
+    }
+
+    /// A live warm container of the class for `wanted` (or of a heavier one), or a freshly
+    /// started one when none is warm and none becomes ready before a start can begin.
+    pub async fn take(&self, wanted: Preload) -> Result<Started, SandboxError> {
+        let class = self.class_for(wanted);
+        {
+            let mut state = self.state();
+            for demand in state.demand.values_mut() {
+                *demand *= DECAY;
+            }
+            *state.demand.entry(class).or_default() += 1.0;
+        }
+        self.wake.notify_one();
         loop {
-            let next = self.ready.lock().await.pop_front();
-            self.wake.notify_one();
-            let Some(mut started) = next else { break };
-            // The runner writes nothing before it gets code, so anything already waiting on
-            // the stream means the container died (killed from outside, engine restarted).
-            match started.output.next().now_or_never() {
-                None => return Ok(started),
-                Some(_) => {
-                    tracing::warn!(container = %container::short(&started.id), "discarding a warm container that died");
-                    container::destroy(&self.engine, &started.id).await;
+            let changed = self.changed.notified();
+            tokio::pin!(changed);
+            changed.as_mut().enable();
+            if let Some(started) = self.pop_alive(class) {
+                return Ok(started);
+            }
+            tokio::select! {
+                _ = changed => {}
+                permit = Arc::clone(&self.starts).acquire_owned() => {
+                    let _permit = permit.expect("the semaphore is never closed");
+                    if let Some(started) = self.pop_alive(class) {
+                        return Ok(started);
+                    }
+                    return container::start(&self.engine, &self.spec_for(class)).await;
                 }
             }
         }
-        container::start(&self.engine, &self.spec).await
+    }
+
+    /// A warm container of `class` or else of the lightest heavier class that has one; dead
+    /// ones found on the way are destroyed in the background.
+    fn pop_alive(&self, class: Preload) -> Option<Started> {
+        loop {
+            let next = {
+                let mut state = self.state();
+                self.classes
+                    .iter()
+                    .filter(|&&c| c >= class)
+                    .find_map(|c| state.ready.get_mut(c).and_then(VecDeque::pop_front))
+            };
+            self.wake.notify_one();
+            let mut started = next?;
+            // The runner writes nothing before it gets code, so anything already waiting on
+            // the stream means the container died (killed from outside, engine restarted).
+            if started.output.next().now_or_never().is_none() {
+                return Some(started);
+            }
+            tracing::warn!(container = %container::short(&started.id), "discarding a warm container that died");
+            let engine = self.engine.clone();
+            self.tasks.spawn(async move {
+                container::destroy(&engine, &started.id).await;
+                drop(started);
+            });
+        }
     }
 
     /// How many warm containers are waiting.
-    pub async fn ready_count(&self) -> usize {
-        self.ready.lock().await.len()
+    pub fn ready_count(&self) -> usize {
+        self.state().ready.values().map(VecDeque::len).sum()
     }
 
-    /// Waits until the pool holds `count` warm containers (or `timeout` passes).
+    /// Waits until the pool holds `count` warm containers, or all it means to keep if that is
+    /// fewer (or `timeout` passes).
     pub async fn wait_ready(&self, count: usize, timeout: Duration) -> bool {
         let deadline = tokio::time::Instant::now() + timeout;
-        while self.ready_count().await < count.min(self.size) {
+        loop {
+            let kept: usize = {
+                let state = self.state();
+                self.targets(&state.demand).values().sum()
+            };
+            if self.ready_count() >= count.min(kept) {
+                return true;
+            }
             if tokio::time::Instant::now() >= deadline {
                 return false;
             }
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
-        true
+    }
+
+    fn targets(&self, demand: &HashMap<Preload, f64>) -> HashMap<Preload, usize> {
+        targets(&self.classes, self.budget, demand)
+    }
+
+    /// A warm container of a class holding more than its target, while the warm and starting
+    /// containers weigh more than the budget (demand moved to another class).
+    fn surplus(&self, state: &mut State) -> Option<Started> {
+        let weight: usize = self
+            .classes
+            .iter()
+            .map(|c| {
+                let count = state.ready.get(c).map_or(0, VecDeque::len)
+                    + state.starting.get(c).copied().unwrap_or(0);
+                count * c.weight()
+            })
+            .sum();
+        if weight <= self.budget {
+            return None;
+        }
+        let targets = self.targets(&state.demand);
+        self.classes.iter().find_map(|c| {
+            let queue = state.ready.get_mut(c)?;
+            (queue.len() > targets.get(c).copied().unwrap_or(0))
+                .then(|| queue.pop_front())
+                .flatten()
+        })
+    }
+
+    /// The class furthest below its target, counting containers being started.
+    fn most_wanted(&self, state: &State) -> Option<Preload> {
+        let targets = self.targets(&state.demand);
+        targets
+            .iter()
+            .filter_map(|(&class, &target)| {
+                let have = state.ready.get(&class).map_or(0, VecDeque::len)
+                    + state.starting.get(&class).copied().unwrap_or(0);
+                (have < target).then_some((class, (target - have) as f64 / target as f64))
+            })
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+            .map(|(class, _)| class)
     }
 
     async fn refill(self: Arc<Self>) {
-        let mut backoff = Duration::from_millis(250);
         while !self.closed.load(Ordering::Acquire) {
-            let missing = self.size.saturating_sub(self.ready.lock().await.len());
-            if missing == 0 {
-                self.wake.notified().await;
+            let (wanted, backoff, surplus) = {
+                let mut state = self.state();
+                let surplus = self.surplus(&mut state);
+                (self.most_wanted(&state), state.backoff, surplus)
+            };
+            if let Some(started) = surplus {
+                let engine = self.engine.clone();
+                self.tasks.spawn(async move {
+                    container::destroy(&engine, &started.id).await;
+                    drop(started);
+                });
                 continue;
             }
-            // A few at once: a start is mostly waiting (on the engine, on the runner's
-            // imports), so sustained throughput is bounded by the engine, not by this loop.
-            let batch = missing.min(PARALLEL_STARTS);
-            let started = futures_util::future::join_all(
-                (0..batch).map(|_| container::start(&self.engine, &self.spec)),
-            )
-            .await;
-            let mut failed = None;
-            for result in started {
-                match result {
-                    Ok(started) if self.closed.load(Ordering::Acquire) => {
-                        container::destroy(&self.engine, &started.id).await
-                    }
-                    Ok(started) => self.ready.lock().await.push_back(started),
-                    Err(e) => failed = Some(e),
+            let Some(class) = wanted else {
+                self.wake.notified().await;
+                continue;
+            };
+            if let Some(pause) = backoff {
+                tokio::select! {
+                    _ = tokio::time::sleep(pause) => {}
+                    _ = self.wake.notified() => {}
                 }
             }
-            match failed {
-                None => backoff = Duration::from_millis(250),
-                Some(e) => {
-                    tracing::warn!(error = %e, retry_in = ?backoff, "could not start a warm container");
-                    tokio::select! {
-                        _ = tokio::time::sleep(backoff) => {}
-                        _ = self.wake.notified() => {}
-                    }
-                    backoff = (backoff * 2).min(MAX_BACKOFF);
-                }
+            let permit = tokio::select! {
+                permit = Arc::clone(&self.starts).acquire_owned() => permit.expect("never closed"),
+                _ = self.wake.notified() => continue,
+            };
+            if self.closed.load(Ordering::Acquire) {
+                break;
             }
+            *self.state().starting.entry(class).or_default() += 1;
+            let pool = Arc::clone(&self);
+            self.tasks.spawn(async move {
+                let result = container::start(&pool.engine, &pool.spec_for(class)).await;
+                drop(permit);
+                pool.started(class, result).await;
+            });
         }
     }
 
-    /// Stops refilling (waiting for a container being started) and destroys the warm ones.
+    /// Files a container a refill started (or the reason it could not).
+    async fn started(&self, class: Preload, result: Result<Started, SandboxError>) {
+        let closed = self.closed.load(Ordering::Acquire);
+        let result = {
+            let mut state = self.state();
+            *state.starting.entry(class).or_default() -= 1;
+            match result {
+                Ok(started) if !closed => {
+                    state.backoff = None;
+                    state.ready.entry(class).or_default().push_back(started);
+                    Ok(None)
+                }
+                Ok(started) => Ok(Some(started)),
+                Err(e) => {
+                    let pause = state
+                        .backoff
+                        .map_or(FIRST_BACKOFF, |b| (b * 2).min(MAX_BACKOFF));
+                    state.backoff = Some(pause);
+                    Err((e, pause))
+                }
+            }
+        };
+        match result {
+            Ok(None) => self.changed.notify_waiters(),
+            Ok(Some(started)) => container::destroy(&self.engine, &started.id).await,
+            Err((e, pause)) => {
+                tracing::warn!(error = %e, retry_in = ?pause, "could not start a warm container")
+            }
+        }
+        self.wake.notify_one();
+    }
+
+    /// Stops refilling (waiting for containers being started) and destroys the warm ones.
     pub async fn close(&self) {
         self.closed.store(true, Ordering::Release);
-        self.wake.notify_waiters();
+        self.wake.notify_one();
         let task = self.refiller.lock().expect("refiller lock").take();
         if let Some(task) = task {
             let _ = task.await;
         }
-        let drained: Vec<Started> = self.ready.lock().await.drain(..).collect();
+        self.tasks.close();
+        self.tasks.wait().await;
+        let drained: Vec<Started> = {
+            let mut state = self.state();
+            state.ready.values_mut().flat_map(|q| q.drain(..)).collect()
+        };
         for started in drained {
             container::destroy(&self.engine, &started.id).await;
         }
+    }
+}
+
+/// How many warm containers of each class to keep: one for each class in recent demand,
+/// busiest first, while the budget lasts; the rest of the budget shared by demand.
+fn targets(
+    classes: &[Preload],
+    budget: usize,
+    demand: &HashMap<Preload, f64>,
+) -> HashMap<Preload, usize> {
+    let total: f64 = demand.values().sum::<f64>().max(f64::MIN_POSITIVE);
+    let mut active: Vec<(Preload, f64)> = classes
+        .iter()
+        .map(|&c| (c, demand.get(&c).copied().unwrap_or(0.0) / total))
+        .filter(|&(_, share)| share >= ACTIVE_SHARE)
+        .collect();
+    active.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let mut left = budget;
+    let mut targets = HashMap::new();
+    for &(class, _) in &active {
+        if class.weight() <= left {
+            targets.insert(class, 1);
+            left -= class.weight();
+        }
+    }
+    let shared = left as f64;
+    for &(class, share) in &active {
+        if let Some(count) = targets.get_mut(&class) {
+            let more = ((shared * share) as usize / class.weight()).min(left / class.weight());
+            *count += more;
+            left -= more * class.weight();
+        }
+    }
+    targets
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kept(budget: usize, demand: &[(Preload, f64)]) -> Vec<(Preload, usize)> {
+        let targets = targets(&Preload::ALL, budget, &demand.iter().copied().collect());
+        let mut kept: Vec<_> = targets.into_iter().filter(|&(_, n)| n > 0).collect();
+        kept.sort();
+        kept
+    }
+
+    #[test]
+    fn pools_follow_demand_within_the_budget() {
+        let budget = 2 * Preload::Full.weight();
+        // Only light calls: the whole budget in light runners.
+        assert_eq!(
+            kept(budget, &[(Preload::Light, 10.0)]),
+            [(Preload::Light, 12)]
+        );
+        // Only full calls: as many full runners as the budget holds.
+        assert_eq!(kept(budget, &[(Preload::Full, 10.0)]), [(Preload::Full, 2)]);
+        // A quiet class keeps one warm beside a busy one.
+        let mixed = kept(budget, &[(Preload::Light, 18.0), (Preload::Data, 2.0)]);
+        assert_eq!(mixed, [(Preload::Light, 6), (Preload::Data, 1)]);
+        // Classes without recent demand get nothing; the budget is never exceeded.
+        for demand in [
+            vec![
+                (Preload::Light, 1.0),
+                (Preload::Data, 1.0),
+                (Preload::Full, 1.0),
+            ],
+            vec![(Preload::Full, 5.0), (Preload::Light, 0.01)],
+        ] {
+            let targets = targets(&Preload::ALL, budget, &demand.iter().copied().collect());
+            let weight: usize = targets.iter().map(|(c, n)| c.weight() * n).sum();
+            assert!(weight <= budget, "{targets:?}");
+            for (class, share) in demand {
+                assert_eq!(targets.contains_key(&class), share >= 0.05, "{targets:?}");
+            }
+        }
+        // A budget smaller than one of each: the busiest first.
+        assert_eq!(
+            kept(
+                Preload::Full.weight(),
+                &[(Preload::Full, 2.0), (Preload::Data, 1.0)]
+            ),
+            [(Preload::Full, 1)]
+        );
     }
 }

@@ -23,7 +23,8 @@ use super::engine::Engine;
 use super::engine::meaning::Value;
 use super::engine::scopes::Declaring;
 use super::ir::{ConstKind, Kind, NodeId};
-use tables::{REEXPORTED_MODULES, is_builtin, is_stdlib_module, is_submodule};
+pub(super) use tables::is_stdlib_module;
+use tables::{REEXPORTED_MODULES, is_builtin, is_submodule};
 
 pub struct Python;
 

@@ -62,12 +62,7 @@ async fn run_inner(sandbox_args: &SandboxArgs, args: &RunArgs) -> Result<ExitCod
         code.as_bytes(),
     ));
     if judgement.verdict == Verdict::Deny {
-        let report = RunReport {
-            verdict: judgement.verdict,
-            findings: judgement.findings,
-            ran: false,
-            execution: Default::default(),
-        };
+        let report = RunReport::denied(judgement);
         emit(&report, args, &code);
         return Ok(ExitCode::from(EXIT_DENIED));
     }

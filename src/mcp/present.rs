@@ -1,7 +1,8 @@
 //! How results and tools read to a model: a run's report as structured content plus text, a
 //! denial that names each rule and its fix, and the run tools' descriptions.
 
-use rmcp::model::{CallToolResult, ContentBlock};
+use base64::Engine as _;
+use rmcp::model::{CallToolResult, ContentBlock, Resource, ResourceContents};
 
 use crate::analysis::Language;
 use crate::gateway::RunReport;
@@ -68,6 +69,7 @@ pub(super) fn present(report: &RunReport, policy: &Policy) -> CallToolResult {
             text.push_str("Policy notes (the code ran):\n");
             push_findings(&mut text, &report.findings, |_| true);
         }
+        push_outputs(&mut text, report);
     }
     let mut result = if is_error {
         CallToolResult::structured_error(value)
@@ -75,7 +77,75 @@ pub(super) fn present(report: &RunReport, policy: &Policy) -> CallToolResult {
         CallToolResult::structured(value)
     };
     result.content = vec![ContentBlock::text(text.trim_end().to_owned())];
+    result.content.extend(output_blocks(report));
     result
+}
+
+/// Embedded inline: text files up to this size; images (figures and image files) up to the
+/// figure limit. Everything else is a link to read with resources/read.
+const INLINE_TEXT_BYTES: u64 = 64 << 10;
+
+/// The figures and files that came back, described for the model.
+fn push_outputs(text: &mut String, report: &RunReport) {
+    for f in &report.figures {
+        text.push_str(&format!(
+            "Figure {}: {}x{} PNG, {} (image below).\n",
+            f.index + 1,
+            f.width,
+            f.height,
+            format_size(f.bytes)
+        ));
+    }
+    for f in &report.files {
+        text.push_str(&format!(
+            "File {} ({}, {}): {}\n",
+            f.path,
+            f.mime,
+            format_size(f.size),
+            f.uri
+        ));
+    }
+    for o in &report.omitted {
+        let size = o
+            .size
+            .map(|s| format!(", {}", format_size(s)))
+            .unwrap_or_default();
+        text.push_str(&format!(
+            "Not returned: {:?} {}{size}: {}\n",
+            o.kind, o.path, o.reason
+        ));
+    }
+}
+
+/// An image block per figure, in order; then per file: small text embedded, images as image
+/// content, the rest as links to `sandbox://runs/<run-id>/files/<path>`.
+fn output_blocks(report: &RunReport) -> Vec<ContentBlock> {
+    let outputs = &report.execution.outputs;
+    let b64 = |data: &[u8]| base64::engine::general_purpose::STANDARD.encode(data);
+    let mut blocks: Vec<ContentBlock> = outputs
+        .figures
+        .iter()
+        .map(|f| ContentBlock::image(b64(&f.png), "image/png"))
+        .collect();
+    for (info, file) in report.files.iter().zip(&outputs.files) {
+        let block = if info.mime.starts_with("image/") && info.mime != "image/svg+xml" {
+            ContentBlock::image(b64(&file.content), info.mime.clone())
+        } else if let Some(text) = super::resources::text_of(&info.mime, &file.content)
+            .filter(|_| info.size <= INLINE_TEXT_BYTES)
+        {
+            ContentBlock::resource(
+                ResourceContents::text(text, info.uri.clone()).with_mime_type(info.mime.clone()),
+            )
+        } else {
+            ContentBlock::resource_link(
+                Resource::new(info.uri.clone(), info.path.clone())
+                    .with_mime_type(info.mime.clone())
+                    .with_size(info.size),
+            )
+        };
+        blocks.push(block);
+    }
+    blocks
 }
 
 fn push_findings(text: &mut String, findings: &[Finding], include: impl Fn(&Finding) -> bool) {

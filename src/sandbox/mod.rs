@@ -13,8 +13,9 @@ mod host_files;
 pub mod images;
 mod output;
 pub mod pool;
-mod random;
+pub mod random;
 pub mod seccomp;
+pub mod transfer;
 pub mod uids;
 
 use std::collections::HashMap;
@@ -29,6 +30,7 @@ pub use uids::UidRange;
 
 use crate::analysis::Language;
 use crate::policy::Limits;
+use crate::workdir::InputFile;
 use container::{ContainerSpec, Started};
 use host_files::HostFiles;
 use pool::Pool;
@@ -172,6 +174,18 @@ impl Sandbox {
         code: &str,
         cancelled: impl Future<Output = ()>,
     ) -> Result<Execution, SandboxError> {
+        self.run_with_files(language, code, &[], cancelled).await
+    }
+
+    /// [`Sandbox::run`] with files written into the work dir first (checked by the caller,
+    /// see [`crate::workdir::decode`]).
+    pub async fn run_with_files(
+        &self,
+        language: Language,
+        code: &str,
+        files: &[InputFile],
+        cancelled: impl Future<Output = ()>,
+    ) -> Result<Execution, SandboxError> {
         let pool = self
             .pools
             .get(&language)
@@ -188,7 +202,7 @@ impl Sandbox {
             tracker: self.teardown.clone(),
         };
         let started = teardown.started.as_mut().expect("set above");
-        exec::execute(&self.engine, started, code, &self.limits, cancelled).await
+        exec::execute(&self.engine, started, code, files, &self.limits, cancelled).await
     }
 
     /// Stops the pools, waits until every container this sandbox created is gone, and sweeps

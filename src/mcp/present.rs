@@ -162,7 +162,7 @@ pub(super) fn describe_run_tool(policy: &Policy, language: Language) -> String {
     let l = &policy.limits;
     let runtime = match language {
         Language::Python => {
-            "Python 3.11 with the standard library, numpy, pandas, matplotlib (Agg backend: save figures to files such as plot.png), scipy and scikit-learn"
+            "Python 3.11 with the standard library, numpy, pandas, matplotlib, scipy and scikit-learn"
         }
         Language::JavaScript => {
             "Node.js 18 (CommonJS, or ES modules when the code uses import/export; top-level await works there)"
@@ -198,5 +198,35 @@ pub(super) fn describe_run_tool(policy: &Policy, language: Language) -> String {
         text.push_str(&format!("; and warns on: {warned}"));
     }
     text.push_str(". A denied call returns an error naming each rule and line and what to write instead; fix the code and call again. Use check_code to check code without running it.");
+    text.push_str(&describe_files(policy, language));
+    text
+}
+
+/// What goes in and comes back besides output, with the limits.
+fn describe_files(policy: &Policy, language: Language) -> String {
+    let l = &policy.limits;
+    let mut text = format!(
+        " Files in: `files` writes up to {} files ({} in all) into /work before the code runs \
+         (paths relative to /work; `encoding: base64` for binary data); a bad entry is an error naming it, and nothing runs.",
+        l.files_in,
+        format_size(l.files_in_bytes),
+    );
+    if language == Language::Python {
+        text.push_str(&format!(
+            " Figures: matplotlib figures still open at the end, and those passed to plt.show() (which does not block), \
+             come back as image/png content in the order drawn, listed in `figures` (up to {}, {} each).",
+            l.figures,
+            format_size(l.figure_bytes),
+        ));
+    }
+    text.push_str(&format!(
+        " Files out: files the code creates or changes in /work are listed in `files` (path, size, sha256, mime, uri; up to {} files, {} in all): \
+         small text files are embedded, images come as image content, others as resource links. Every one can be read with \
+         resources/read at its sandbox://runs/<run-id>/files/<path> uri, by this client only, for {} minutes. \
+         Anything over a limit is listed in `omitted` with the reason.",
+        l.files_out,
+        format_size(l.files_out_bytes),
+        super::run_files::DEFAULT_TTL.as_secs() / 60,
+    ));
     text
 }

@@ -7,7 +7,9 @@ use serde::Serialize;
 
 use crate::analysis::{Analysis, FactKind, Language, analyze, is_python_stdlib_module};
 use crate::policy::{Finding, Judgement, Policy, Verdict};
+use crate::sandbox::transfer::Omitted;
 use crate::sandbox::{Execution, LazySandbox, Preload, SandboxError};
+use crate::workdir::{self, FileEntry, FileError, FileInfo, InputFile};
 
 /// Largest snippet accepted. Larger code is refused before analysis or execution.
 pub const MAX_CODE_BYTES: usize = crate::analysis::MAX_SOURCE_BYTES;
@@ -23,12 +25,100 @@ pub struct RunReport {
     pub ran: bool,
     #[serde(flatten)]
     pub execution: Execution,
+    /// Names this run's files: `sandbox://runs/<run_id>/files/<path>`.
+    pub run_id: String,
+    /// Python figures (open at the end, or passed to `plt.show()`), in the order drawn; each
+    /// is an `image/png` content block in the same order.
+    pub figures: Vec<FigureInfo>,
+    /// Files the run created or changed in the work dir, by path.
+    pub files: Vec<FileInfo>,
+    /// Figures and files not returned because of a limit (or not returnable), with why.
+    pub omitted: Vec<Omitted>,
+}
+
+/// One returned figure.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct FigureInfo {
+    /// Position among the figures (0-based), and in the image content.
+    pub index: usize,
+    pub width: u32,
+    pub height: u32,
+    /// Size of the PNG.
+    pub bytes: u64,
+}
+
+impl RunReport {
+    /// A report of code that did not run.
+    pub fn denied(judgement: Judgement) -> RunReport {
+        RunReport {
+            verdict: judgement.verdict,
+            findings: judgement.findings,
+            ran: false,
+            execution: Execution::default(),
+            run_id: String::new(),
+            figures: Vec::new(),
+            files: Vec::new(),
+            omitted: Vec::new(),
+        }
+    }
+
+    fn ran(judgement: Judgement, execution: Execution) -> RunReport {
+        let run_id = crate::sandbox::random::nonce();
+        let outputs = &execution.outputs;
+        let figures = outputs
+            .figures
+            .iter()
+            .enumerate()
+            .map(|(index, f)| FigureInfo {
+                index,
+                width: f.width,
+                height: f.height,
+                bytes: f.png.len() as u64,
+            })
+            .collect();
+        let files = outputs
+            .files
+            .iter()
+            .map(|f| FileInfo {
+                path: f.path.clone(),
+                size: f.content.len() as u64,
+                sha256: sha256_hex(&f.content),
+                mime: workdir::mime_of(&f.path).to_owned(),
+                uri: run_file_uri(&run_id, &f.path),
+            })
+            .collect();
+        RunReport {
+            verdict: judgement.verdict,
+            findings: judgement.findings,
+            ran: true,
+            omitted: outputs.omitted.clone(),
+            execution,
+            run_id,
+            figures,
+            files,
+        }
+    }
+}
+
+/// The URI a run's file is read at.
+pub fn run_file_uri(run_id: &str, path: &str) -> String {
+    format!("sandbox://runs/{run_id}/files/{}", workdir::uri_path(path))
+}
+
+fn sha256_hex(data: &[u8]) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(data)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 #[derive(Debug, thiserror::Error)]
 pub enum GatewayError {
     #[error("the code is {size} bytes; the limit is {limit} bytes. Send a smaller snippet.")]
     TooLarge { size: usize, limit: usize },
+    #[error("{0} Nothing ran.")]
+    Files(#[from] FileError),
     #[error(transparent)]
     Sandbox(#[from] SandboxError),
 }
@@ -63,40 +153,37 @@ impl Gateway {
         cancelled: impl Future<Output = ()>,
     ) -> Result<RunReport, GatewayError> {
         let (judgement, runner) = self.assess(language, code)?;
-        self.run_judged(language, code, judgement, runner, cancelled)
+        self.run_judged(language, code, &[], judgement, runner, cancelled)
             .await
     }
 
-    /// The pipeline after [`Gateway::assess`], for callers that keep the judgement (the MCP
+    /// Checks and decodes the files a caller sends with the code, under the policy's limits.
+    pub fn check_files(&self, entries: &[FileEntry]) -> Result<Vec<InputFile>, GatewayError> {
+        Ok(workdir::decode(entries, &self.policy.limits)?)
+    }
+
+    /// The pipeline after [`Gateway::assess`] (and [`Gateway::check_files`]), for callers
+    /// that keep the judgement (the MCP
     /// layer audits a run that fails or is cancelled with the verdict it had).
     pub async fn run_judged(
         &self,
         language: Language,
         code: &str,
+        files: &[InputFile],
         judgement: Judgement,
         runner: Preload,
         cancelled: impl Future<Output = ()>,
     ) -> Result<RunReport, GatewayError> {
         if judgement.verdict == Verdict::Deny {
-            return Ok(RunReport {
-                verdict: judgement.verdict,
-                findings: judgement.findings,
-                ran: false,
-                execution: Execution::default(),
-            });
+            return Ok(RunReport::denied(judgement));
         }
         let execution = self
             .sandbox
             .get()
             .await?
-            .run_class(language, runner, code, cancelled)
+            .run_in(language, runner, code, files, cancelled)
             .await?;
-        Ok(RunReport {
-            verdict: judgement.verdict,
-            findings: judgement.findings,
-            ran: true,
-            execution,
-        })
+        Ok(RunReport::ran(judgement, execution))
     }
 }
 
@@ -109,7 +196,7 @@ const DATA_MODULES: &[&str] = &["numpy", "pandas"];
 /// (text run as code, a name built at run time, a parse error). Any class runs any code: this
 /// only decides what is imported before the code arrives, so a wrong guess costs time, never
 /// a result. JavaScript's runner has one class.
-fn runner_class(analysis: &Analysis) -> Preload {
+pub fn runner_class(analysis: &Analysis) -> Preload {
     if analysis.language != Language::Python {
         return Preload::Full;
     }

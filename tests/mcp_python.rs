@@ -15,6 +15,9 @@ use std::process::Command;
 const REQUIREMENTS: &[&str] = &["mcp>=2.3,<3", "fastmcp>=4.1,<5"];
 
 fn venv_python() -> PathBuf {
+    // The tests of this file run at once; one makes the virtualenv.
+    static MAKING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _making = MAKING.lock().unwrap_or_else(|e| e.into_inner());
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let venv = std::env::var_os("CARGO_TARGET_DIR")
         .map_or_else(|| root.join("target"), PathBuf::from)
@@ -87,6 +90,45 @@ fn the_official_python_client_works_end_to_end() {
         "ok a non-loopback",
         "ok 20 concurrent calls",
         "ok no client logged or raised a warning",
+    ] {
+        assert!(stdout.contains(check), "missing `{check}` in\n{stdout}");
+    }
+}
+
+/// Figures, files in and out, run files read back, and their owner, with the official client
+/// over stdio and HTTP (tests/mcp/files_client.py).
+#[test]
+fn figures_and_files_travel_with_the_official_python_client() {
+    common::ensure_images();
+    let python = venv_python();
+    let dir = tempfile::tempdir().unwrap();
+    let policy = dir.path().join("files.yaml");
+    std::fs::write(
+        &policy,
+        "name: test-files\nextends: standard\nlimits:\n  figures: 2\n  files_in: 3\n  files_in_bytes: 64KiB\n",
+    )
+    .unwrap();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/files_client.py");
+    let output = Command::new(python)
+        .arg(script)
+        .arg(env!("CARGO_BIN_EXE_code-sandbox-mcp"))
+        .arg(&policy)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success(),
+        "files client failed\n--- stdout\n{stdout}\n--- stderr\n{stderr}"
+    );
+    for check in [
+        "ok figures come back as PNGs",
+        "ok CSV in, pandas chart and CSV out",
+        "ok binary files go in as base64",
+        "ok JavaScript takes files in",
+        "ok bad file entries are errors",
+        "ok figures over the limit are reported",
+        "ok over HTTP, a run's files are read by its client and refused to another",
     ] {
         assert!(stdout.contains(check), "missing `{check}` in\n{stdout}");
     }

@@ -276,3 +276,37 @@ fn pass_through_values_reach_the_code_but_never_the_logs() {
         "the secret appeared in the logs:\n{stderr}"
     );
 }
+
+#[test]
+fn files_go_in_with_file_and_come_out_with_out() {
+    common::ensure_images();
+    let dir = tempfile::tempdir().unwrap();
+    let data = snippet(&dir, "numbers.csv", "n\n1\n2\n3\n");
+    let file = snippet(
+        &dir,
+        "chart.py",
+        "import pandas as pd\nimport matplotlib.pyplot as plt\n\
+         n = pd.read_csv('numbers.csv')['n']\nopen('sum.txt', 'w').write(str(n.sum()))\n\
+         plt.figure(figsize=(2, 1), dpi=50)\nplt.plot(n)\n",
+    );
+    let out = dir.path().join("out");
+    gateway()
+        .args(["run", "--file", &data, "--out"])
+        .arg(&out)
+        .arg(&file)
+        .assert()
+        .code(0)
+        .stderr(contains("wrote").and(contains("figure-1.png")));
+    assert_eq!(std::fs::read_to_string(out.join("sum.txt")).unwrap(), "6");
+    let png = std::fs::read(out.join("figure-1.png")).unwrap();
+    assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"));
+    assert!(
+        !out.join("numbers.csv").exists(),
+        "an unchanged input is not returned"
+    );
+    gateway()
+        .args(["run", "--file", "/no/such/file.csv", &file])
+        .assert()
+        .code(125)
+        .stderr(contains("/no/such/file.csv"));
+}

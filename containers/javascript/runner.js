@@ -39,10 +39,23 @@
 //     <length> decimal byte count of the code, no sign, no leading zeros
 //              ("0" allowed), at most 16 MiB (16777216)
 //     then exactly <length> bytes: the source code, UTF-8.
+//     The header may carry a third field, the length of the *transfer* that
+//     follows the code (the gateway always sends one):
+//         <nonce> SP <length> SP <transfer length> LF
+//     The transfer is one line of JSON, LF, then the input files' bytes one
+//     after another:
+//         {"files": [{"path": "data/in.csv", "size": 123}, ...],
+//          "collect": {"figures": N, "figure_bytes": N, "files": N, "file_bytes": N}}
+//     The supervisor writes each file into the work dir (paths are relative and
+//     already checked by the gateway; no file may exist there yet) before the
+//     program gets the code, then notes what the work dir holds. "collect" says
+//     what to send back at the end (see X below); the gateway enforces the same
+//     limits on what it receives.
 //     Anything else (a header that does not match, too long, not UTF-8, stdin
-//     closed early), or a runner failure (the waiting process died first, /work
-//     not writable) -> a "runner: ..." line on stderr, exit status 2, no end
-//     frame. The nonce stays in the supervisor.
+//     closed early, a transfer that does not fit), or a runner failure (the
+//     waiting process died first, /work not writable) -> a "runner: ..." line
+//     on stderr, exit status 2, no end frame. The nonce stays in the
+//     supervisor.
 //
 //  3. Output on stdout: frames, each a kind byte, the payload's length as 4
 //     bytes big-endian, and the payload:
@@ -54,9 +67,18 @@
 //            "signal": <N or null>, "oom_killed": <bool>}; nothing follows,
 //            and the supervisor exits with <status>, which ends the container
 //            and everything in it.
+//         F  a file, before the end frame (only when the header had a
+//            transfer): JSON {"kind": "file", "path": <str>, "size": <N>},
+//            then exactly N bytes in D frames; or, for one not sent,
+//            {"kind", "path", "size", "skipped": <reason>} and no data.
+//            Reasons: "count", "total" (a collect limit), "type" (not a
+//            regular file), "name" (not UTF-8). The files of the work dir
+//            that are new or changed since the code was handed over (the
+//            snippet's own file excluded), by path.
+//         D  a piece of the current F's bytes (at most 256 KiB a frame)
 //     The container's stderr carries only the supervisor's own "runner: ..."
-//     lines. New kinds (files from the work dir, several runs in one
-//     container) are new letters; the gateway refuses kinds it does not know.
+//     lines. New kinds (several runs in one container) are new letters; the
+//     gateway refuses kinds it does not know.
 //
 //  4. Run as the main program, by Node's own loader, in the waiting process
 //     (whose stdin is /dev/null and whose stdout/stderr are the pipes):
@@ -96,8 +118,11 @@ const CHILD_FLAG = '--sandbox-child';
 const CJS_PATH = '/work/snippet.js';
 const ESM_PATH = '/work/snippet.mjs';
 const MAX_CODE_BYTES = 16 * 1024 * 1024;
-const HEADER_MAX_BYTES = 32 + 1 + 8 + 1; // nonce, space, up to 8 digits, newline
-const HEADER_RE = /^([0-9a-f]{32}) (0|[1-9][0-9]{0,7})$/;
+const HEADER_MAX_BYTES = 32 + 1 + 8 + 1 + 9 + 1; // nonce, code length, transfer length, newline
+const HEADER_RE = /^([0-9a-f]{32}) (0|[1-9][0-9]{0,7})(?: (0|[1-9][0-9]{0,8}))?$/;
+const MAX_TRANSFER_BYTES = 256 * 1024 * 1024;
+const WORK_DIR = '/work';
+const TRANSFER_CHUNK = 256 * 1024;
 // The program process runs on the ordinary, readable node (see the top).
 const PROGRAM_NODE = '/usr/bin/node';
 const CONTROL_FD = 3;
@@ -132,6 +157,144 @@ function writeAll(fd, data) {
         return; // EPIPE, EBADF: nobody is listening any more
       }
     }
+  }
+}
+
+// ------------------------------------------ files in and out (the supervisor)
+
+// Writes the files sent with the code into the work dir; returns what to collect at the end.
+function receiveFiles(transfer, fail) {
+  const nl = transfer.indexOf(10);
+  let entries;
+  let collect;
+  try {
+    const manifest = JSON.parse(transfer.subarray(0, nl === -1 ? transfer.length : nl).toString('utf8'));
+    entries = manifest.files.map((f) => [String(f.path), Number(f.size)]);
+    collect = {};
+    for (const key of ['files', 'file_bytes']) collect[key] = Number(manifest.collect[key]);
+  } catch (err) {
+    fail(`unreadable transfer manifest: ${err.message}`);
+  }
+  const data = transfer.subarray(nl + 1);
+  const total = entries.reduce((sum, [, size]) => sum + size, 0);
+  if (nl === -1 || total !== data.length) {
+    fail(`the transfer holds ${data.length} bytes of files, its manifest says ${total}`);
+  }
+  const path = require('path');
+  let offset = 0;
+  for (const [name, size] of entries) {
+    if (name.startsWith('/') || name.split('/').some((p) => p === '' || p === '.' || p === '..')) {
+      fail(`input file path ${JSON.stringify(name)} is not a plain relative path`);
+    }
+    const target = path.join(WORK_DIR, name);
+    try {
+      fs.mkdirSync(path.dirname(target), { recursive: true });
+      const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = fs.constants;
+      const fd = fs.openSync(target, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o644);
+      try {
+        writeAll(fd, data.subarray(offset, offset + size));
+      } finally {
+        fs.closeSync(fd);
+      }
+    } catch (err) {
+      fail(`cannot write the input file ${name}: ${err.message}`);
+    }
+    offset += size;
+  }
+  return collect;
+}
+
+// What identifies each file's version: path (relative, as bytes in latin1) -> "inode size mtime".
+function workDirState() {
+  const state = new Map();
+  const walk = (dir) => {
+    let entries;
+    try {
+      entries = fs.readdirSync(dir, { withFileTypes: true, encoding: 'buffer' });
+    } catch (err) {
+      return;
+    }
+    for (const entry of entries) {
+      const full = Buffer.concat([dir, Buffer.from('/'), entry.name]);
+      if (entry.isDirectory()) {
+        walk(full);
+        continue;
+      }
+      try {
+        const st = fs.lstatSync(full, { bigint: true });
+        state.set(full.toString('latin1'), `${st.ino} ${st.size} ${st.mtimeNs}`);
+      } catch (err) {
+        // gone since the listing
+      }
+    }
+  };
+  walk(Buffer.from(WORK_DIR));
+  return state;
+}
+
+// Frames the new or changed files of the work dir (see F above).
+function sendOutputs(collect, before) {
+  const after = workDirState();
+  const changed = [...after.keys()].filter((p) => before.get(p) !== after.get(p)).sort();
+  const skip = (path, size, reason) =>
+    frame('F', JSON.stringify({ kind: 'file', path, size, skipped: reason }));
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  let sent = 0;
+  let left = collect.file_bytes;
+  for (const key of changed) {
+    const full = Buffer.from(key, 'latin1');
+    const relative = full.subarray(WORK_DIR.length + 1);
+    let path;
+    try {
+      path = decoder.decode(relative);
+    } catch (err) {
+      skip(relative.toString('utf8'), null, 'name');
+      continue;
+    }
+    const size = Number(after.get(key).split(' ')[1]);
+    if (sent >= collect.files) {
+      skip(path, size, 'count');
+      continue;
+    }
+    if (size > left) {
+      skip(path, size, 'total');
+      continue;
+    }
+    let data;
+    try {
+      const fd = fs.openSync(full, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
+      try {
+        if (!fs.fstatSync(fd).isFile()) {
+          skip(path, null, 'type');
+          continue;
+        }
+        const parts = [];
+        let got = 0;
+        const buf = Buffer.alloc(TRANSFER_CHUNK);
+        for (;;) {
+          const n = fs.readSync(fd, buf, 0, buf.length, null);
+          if (n === 0 || got > left) break;
+          parts.push(Buffer.from(buf.subarray(0, n)));
+          got += n;
+        }
+        data = Buffer.concat(parts);
+      } finally {
+        fs.closeSync(fd);
+      }
+    } catch (err) {
+      skip(path, null, 'type');
+      continue;
+    }
+    if (data.length > left) {
+      skip(path, data.length, 'total');
+      continue;
+    }
+    frame('F', JSON.stringify({ kind: 'file', path, size: data.length }));
+    for (let start = 0; start < data.length; start += TRANSFER_CHUNK) {
+      frame('D', data.subarray(start, start + TRANSFER_CHUNK));
+    }
+    sent += 1;
+    left -= data.length;
   }
 }
 
@@ -224,6 +387,8 @@ function supervise() {
   });
   let childDone = null; // [code, signal] once the program's process has exited
   let nonce = null; // set once the code has been handed over
+  let collect = null; // what to send back, when the gateway sent a transfer
+  let before = null; // the work dir's state when the code was handed over
   let ready = false;
   let finished = false;
 
@@ -255,6 +420,7 @@ function supervise() {
     const signalNumber = signal === null ? null : (os.constants.signals[signal] || 0);
     const status = code !== null ? code : 128 + signalNumber;
     const oom = signal === 'SIGKILL' && oomKills() > oomKillsBefore;
+    if (collect !== null) sendOutputs(collect, before);
     frame('X', JSON.stringify({ nonce, status, signal: signalNumber, oom_killed: oom }));
     process.exit(status);
   }
@@ -272,7 +438,8 @@ function supervise() {
     if (childDone !== null && nonce !== null) finish();
   });
 
-  function start(headerNonce, code) {
+  function start(headerNonce, code, transfer) {
+    if (transfer !== null) collect = receiveFiles(transfer, fail);
     let source;
     try {
       source = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(code);
@@ -286,6 +453,7 @@ function supervise() {
       fail(`cannot write ${path}: ${err.message}`);
     }
     if (childDone !== null) fail('the waiting node process is gone');
+    if (collect !== null) before = workDirState();
     nonce = headerNonce;
     child.stdio[CONTROL_FD].end(path);
   }
@@ -294,7 +462,9 @@ function supervise() {
   const stdin = process.stdin;
   let pending = Buffer.alloc(0);
   let headerNonce = null;
-  let length = 0;
+  let length = 0; // code and transfer
+  let codeLength = 0;
+  let transferLength = null;
   const parts = [];
   let received = 0;
   let complete = false;
@@ -311,12 +481,19 @@ function supervise() {
       const line = pending.subarray(0, nl).toString('latin1');
       const m = HEADER_RE.exec(line);
       if (m === null) {
-        fail(`bad header line ${JSON.stringify(line + '\n')} (want '<32 lowercase hex nonce> <length>\\n')`);
+        fail(`bad header line ${JSON.stringify(line + '\n')} (want '<32 lowercase hex nonce> <length> [<transfer length>]\\n')`);
       }
-      length = Number(m[2]);
-      if (length > MAX_CODE_BYTES) {
-        fail(`code length ${length} exceeds the limit of ${MAX_CODE_BYTES} bytes`);
+      codeLength = Number(m[2]);
+      if (codeLength > MAX_CODE_BYTES) {
+        fail(`code length ${codeLength} exceeds the limit of ${MAX_CODE_BYTES} bytes`);
       }
+      if (m[3] !== undefined) {
+        transferLength = Number(m[3]);
+        if (transferLength > MAX_TRANSFER_BYTES) {
+          fail(`transfer length ${transferLength} exceeds the limit of ${MAX_TRANSFER_BYTES} bytes`);
+        }
+      }
+      length = codeLength + (transferLength === null ? 0 : transferLength);
       headerNonce = m[1];
       chunk = pending.subarray(nl + 1);
       pending = null;
@@ -329,7 +506,9 @@ function supervise() {
       stdin.removeListener('data', onData);
       stdin.pause();
       stdin.destroy();
-      start(headerNonce, Buffer.concat(parts, length));
+      const request = Buffer.concat(parts, length);
+      start(headerNonce, request.subarray(0, codeLength),
+        transferLength === null ? null : request.subarray(codeLength));
     }
   }
 
@@ -337,7 +516,7 @@ function supervise() {
   stdin.on('end', () => {
     if (complete) return;
     if (headerNonce === null) fail('stdin closed before the header line');
-    fail(`stdin closed after ${received} of ${length} code bytes`);
+    fail(`stdin closed after ${received} of ${length} code and transfer bytes`);
   });
   stdin.on('error', (err) => { if (!complete) fail(`cannot read stdin: ${err.message}`); });
 }

@@ -41,9 +41,22 @@
 #     then exactly <length> bytes: the source code, UTF-8. It is decoded as
 #     UTF-8 and compiled as text, so a PEP 263 coding cookie has no effect:
 #     Python runs the same characters the analyzer parsed.
+#     The header may carry a third field, the length of the *transfer* that
+#     follows the code (the gateway always sends one):
+#         <nonce> SP <length> SP <transfer length> LF
+#     The transfer is one line of JSON, LF, then the input files' bytes one
+#     after another:
+#         {"files": [{"path": "data/in.csv", "size": 123}, ...],
+#          "collect": {"figures": N, "figure_bytes": N, "files": N, "file_bytes": N}}
+#     The supervisor writes each file into the work dir (paths are relative and
+#     already checked by the gateway; no file may exist there yet) before the
+#     program gets the code, then notes what the work dir holds. "collect" says
+#     what to send back at the end (see X below); the gateway enforces the same
+#     limits on what it receives.
 #     Anything else (a header that does not match, too long, not UTF-8, stdin
-#     closed early, no stdin at all) -> a "runner: ..." line on stderr, exit
-#     status 2, no end frame. The nonce stays in the supervisor.
+#     closed early, no stdin at all, a transfer that does not fit) -> a
+#     "runner: ..." line on stderr, exit status 2, no end frame. The nonce
+#     stays in the supervisor.
 #
 #  3. Output on stdout: frames, each a kind byte, the payload's length as 4
 #     bytes big-endian, and the payload:
@@ -55,9 +68,19 @@
 #            "signal": <N or null>, "oom_killed": <bool>}; nothing follows,
 #            and the supervisor exits with <status>, which ends the container
 #            and everything in it.
+#         F  a figure or a file, before the end frame (only when the header
+#            had a transfer): JSON {"kind": "figure" | "file", "path": <str>,
+#            "size": <N>}, then exactly N bytes in D frames; or, for one not
+#            sent, {"kind", "path", "size", "skipped": <reason>} and no data.
+#            Reasons: "count", "size", "total" (a collect limit), "type" (not
+#            a regular file), "name" (not UTF-8). Figures come first, in the
+#            order they were drawn (PNG files the program wrote in
+#            /tmp/.sandbox-figures); then the files of the work dir that are
+#            new or changed since the code was handed over, by path.
+#         D  a piece of the current F's bytes (at most 256 KiB a frame)
 #     The container's stderr carries only the supervisor's own "runner: ..."
-#     lines. New kinds (files from the work dir, several runs in one
-#     container) are new letters; the gateway refuses kinds it does not know.
+#     lines. New kinds (several runs in one container) are new letters; the
+#     gateway refuses kinds it does not know.
 #
 #  4. The program runs as the main program: compiled with filename
 #     "<snippet>" (tracebacks show snippet line numbers and source lines),
@@ -108,7 +131,12 @@ RUNNER_DIR = os.path.dirname(RUNNER)
 BAKED_MPLCONFIGDIR = os.path.join(RUNNER_DIR, "matplotlib")
 RUNTIME_MPLCONFIGDIR = "/tmp/matplotlib"
 MAX_CODE_BYTES = 16 * 1024 * 1024
-HEADER_MAX_BYTES = 32 + 1 + 8 + 1  # nonce, space, up to 8 digits, newline
+HEADER_MAX_BYTES = 32 + 1 + 8 + 1 + 9 + 1  # nonce, code length, transfer length, newline
+MAX_TRANSFER_BYTES = 256 * 1024 * 1024
+WORK_DIR = "/work"
+# Where the program process leaves the figures it drew, for the supervisor to send.
+FIGURE_DIR = "/tmp/.sandbox-figures"
+TRANSFER_CHUNK = 256 * 1024
 SNIPPET = "<snippet>"
 # The program process's pipes to and from the supervisor: the code comes on one, the ready
 # byte and the declared exit status go back on the other.
@@ -324,12 +352,20 @@ def _read_request():
     header = stdin.readline(HEADER_MAX_BYTES)
     if not header:
         _fail("stdin closed before the header line")
-    nonce, _, digits = header[:-1].partition(b" ")
+    fields = header[:-1].split(b" ")
+    nonce, lengths = fields[0], fields[1:]
+
+    def number(digits, most):
+        return (0 < len(digits) <= most and digits.isdigit()
+                and (digits == b"0" or digits[:1] != b"0"))
+
     if not (header.endswith(b"\n") and len(nonce) == 32
             and all(c in b"0123456789abcdef" for c in nonce)
-            and 0 < len(digits) <= 8 and digits.isdigit() and (digits == b"0" or digits[:1] != b"0")):
-        _fail("bad header line %r (want '<32 lowercase hex nonce> <length>\\n')" % header[:80])
-    length = int(digits)
+            and len(lengths) in (1, 2) and number(lengths[0], 8)
+            and (len(lengths) == 1 or number(lengths[1], 9))):
+        _fail("bad header line %r (want '<32 lowercase hex nonce> <length> [<transfer length>]\\n')"
+              % header[:80])
+    length = int(lengths[0])
     if length > MAX_CODE_BYTES:
         _fail("code length %d exceeds the limit of %d bytes" % (length, MAX_CODE_BYTES))
     data = stdin.read(length) if length else b""
@@ -339,7 +375,15 @@ def _read_request():
         data.decode("utf-8")
     except UnicodeDecodeError as e:
         _fail("code is not valid UTF-8: %s" % e)
-    return nonce, data
+    transfer = None
+    if len(lengths) == 2:
+        size = int(lengths[1])
+        if size > MAX_TRANSFER_BYTES:
+            _fail("transfer length %d exceeds the limit of %d bytes" % (size, MAX_TRANSFER_BYTES))
+        transfer = stdin.read(size) if size else b""
+        if len(transfer) != size:
+            _fail("stdin closed after %d of %d transfer bytes" % (len(transfer), size))
+    return nonce, data, transfer
 
 
 def supervise():
@@ -351,14 +395,138 @@ def supervise():
     oom_kills_before = _oom_kills()
     supervisor.wait_until_ready()
     supervisor.frame(b"R", b'{"protocol": 2, "runner": "python"}')
-    nonce, code = _read_request()
+    nonce, code, transfer = _read_request()
+    collect, before = _receive_files(transfer)
     try:
         _write_all(supervisor.code_w, code)
         os.close(supervisor.code_w)
     except OSError:
         pass  # the program process is gone: its status tells why
     supervisor.relay()
+    if collect is not None:
+        _send_outputs(supervisor.frame, collect, before)
     supervisor.finish(nonce, oom_kills_before)
+
+
+# ------------------------------------------- files in and out (the supervisor)
+
+def _receive_files(transfer):
+    """Write the files sent with the code into the work dir; return what to collect at
+    the end and the work dir's state once they are written (None, None without a transfer)."""
+    if transfer is None:
+        return None, None
+    import json
+    line, _, data = transfer.partition(b"\n")
+    try:
+        manifest = json.loads(line)
+        entries = [(str(f["path"]), int(f["size"])) for f in manifest["files"]]
+        collect = {k: int(manifest["collect"][k])
+                   for k in ("figures", "figure_bytes", "files", "file_bytes")}
+    except (ValueError, KeyError, TypeError) as e:
+        _fail("unreadable transfer manifest: %s" % e)
+    if sum(size for _, size in entries) != len(data):
+        _fail("the transfer holds %d bytes of files, its manifest says %d"
+              % (len(data), sum(size for _, size in entries)))
+    view = memoryview(data)
+    offset = 0
+    for path, size in entries:
+        parts = path.split("/")
+        if path.startswith("/") or any(p in ("", ".", "..") for p in parts):
+            _fail("input file path %r is not a plain relative path" % path)
+        target = os.path.join(WORK_DIR, path)
+        try:
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+            try:
+                _write_all(fd, view[offset:offset + size])
+            finally:
+                os.close(fd)
+        except OSError as e:
+            _fail("cannot write the input file %s: %s" % (path, e))
+        offset += size
+    return collect, _work_dir_state()
+
+
+def _work_dir_state():
+    """What identifies each file's version: path -> (inode, size, mtime in ns)."""
+    state = {}
+    for root, dirs, files in os.walk(WORK_DIR):
+        for name in files + [d for d in dirs if os.path.islink(os.path.join(root, d))]:
+            path = os.path.join(root, name)
+            try:
+                st = os.lstat(path)
+            except OSError:
+                continue
+            state[path] = (st.st_ino, st.st_size, st.st_mtime_ns)
+    return state
+
+
+def _send_outputs(frame, collect, before):
+    """Frame the figures, then the new or changed files of the work dir (see F above)."""
+    import json
+
+    def skip(kind, path, size, reason):
+        frame(b"F", json.dumps({"kind": kind, "path": path, "size": size,
+                                "skipped": reason}).encode())
+
+    def send(kind, path, full, limit, over="size"):
+        try:
+            fd = os.open(full, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        except OSError:
+            return skip(kind, path, None, "type")
+        try:
+            import stat
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
+                return skip(kind, path, None, "type")
+            if st.st_size > limit:
+                return skip(kind, path, st.st_size, over)
+            parts, size = [], 0
+            while size <= limit:
+                data = os.read(fd, TRANSFER_CHUNK)
+                if not data:
+                    break
+                parts.append(data)
+                size += len(data)
+        finally:
+            os.close(fd)
+        if size > limit:
+            return skip(kind, path, size, over)
+        data = b"".join(parts)
+        frame(b"F", json.dumps({"kind": kind, "path": path, "size": size}).encode())
+        for start in range(0, size, TRANSFER_CHUNK):
+            frame(b"D", data[start:start + TRANSFER_CHUNK])
+        return size
+
+    try:
+        figures = sorted(n for n in os.listdir(FIGURE_DIR) if n.endswith(".png"))
+    except OSError:
+        figures = []
+    for index, name in enumerate(figures):
+        if index >= collect["figures"]:
+            skip("figure", name, None, "count")
+        else:
+            send("figure", name, os.path.join(FIGURE_DIR, name), collect["figure_bytes"])
+    after = _work_dir_state()
+    changed = sorted(p for p, version in after.items() if before.get(p) != version)
+    sent, left = 0, collect["file_bytes"]
+    for full in changed:
+        try:
+            path = os.path.relpath(full, WORK_DIR).encode("utf-8").decode("utf-8")
+        except UnicodeError:
+            skip("file", os.fsencode(os.path.relpath(full, WORK_DIR)).decode("utf-8", "replace"),
+                 None, "name")
+            continue
+        if sent >= collect["files"]:
+            skip("file", path, after[full][1], "count")
+            continue
+        if after[full][1] > left:
+            skip("file", path, after[full][1], "total")
+            continue
+        size = send("file", path, full, left, "total")
+        if size is not None:
+            sent += 1
+            left -= size
 
 
 # --------------------------------------------------------- the program process
@@ -447,6 +615,38 @@ def _warm_up(bake=False):
     plt.close(fig)
 
 
+class _Figures:
+    """The program's figures as PNG files in FIGURE_DIR, numbered in the order drawn:
+    those passed to plt.show() (which then closes them, as a notebook does) and, at the
+    end, those still open. plt.show() never blocks: the backend is Agg."""
+
+    def __init__(self, pyplot):
+        from matplotlib import _pylab_helpers
+        self._pyplot = pyplot
+        self._managers = _pylab_helpers.Gcf
+        self._count = 0
+        pyplot.show = self.show
+
+    def show(self, *args, **kwargs):
+        self.save(close=True)
+
+    def save(self, close=False):
+        managers = sorted(self._managers.get_all_fig_managers(), key=lambda m: m.num)
+        for manager in managers:
+            figure = manager.canvas.figure
+            self._count += 1
+            try:
+                os.makedirs(FIGURE_DIR, mode=0o700, exist_ok=True)
+                figure.savefig(os.path.join(FIGURE_DIR, "%04d.png" % self._count), format="png")
+            except Exception as e:
+                sys.stderr.write("runner: figure %d could not be drawn: %s\n" % (manager.num, e))
+            if close:
+                self._pyplot.close(figure)
+
+
+_figures = None
+
+
 def _report_exception(exc):
     """Print an uncaught exception as Python would, minus the runner's frames."""
     tb = exc.__traceback__
@@ -520,6 +720,12 @@ def _finish(module, status, status_fd):
             threading._shutdown()
         except BaseException as exc:
             _report_exception(exc)
+    # Before the atexit callbacks: matplotlib registers one that closes every figure.
+    if _figures is not None:
+        try:
+            _figures.save()
+        except BaseException as exc:
+            _report_exception(exc)
     try:
         import atexit
         atexit._run_exitfuncs()
@@ -553,6 +759,8 @@ def run_program():
     except OSError:
         pass
     _warm_up()
+    global _figures
+    _figures = _Figures(sys.modules["matplotlib.pyplot"])
     _full_write_streams()
     _write_all(STATUS_FD, b"r")
     parts = []

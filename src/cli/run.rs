@@ -3,14 +3,17 @@
 //! mirrors the program's, except for the outcomes that have their own status below.
 
 use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use base64::Engine as _;
 use clap::Args;
 use code_sandbox_mcp::analysis::Language;
 use code_sandbox_mcp::gateway::{Gateway, RunReport};
-use code_sandbox_mcp::policy::{Action, Verdict};
+use code_sandbox_mcp::policy::{Action, Limits, Verdict};
 use code_sandbox_mcp::sandbox::LazySandbox;
 use code_sandbox_mcp::visible::visible;
+use code_sandbox_mcp::workdir::{self, Encoding, FileEntry, InputFile};
 
 use super::{EXIT_SANDBOX_ERROR, SandboxArgs};
 
@@ -34,6 +37,13 @@ pub struct RunArgs {
     /// Print the structured result as JSON instead of the program's output.
     #[arg(long)]
     pub json: bool,
+    /// A file to put in the work dir before the code runs, under its own name (`--file
+    /// data.csv` is `data.csv` there). Repeatable.
+    #[arg(long = "file", value_name = "PATH")]
+    pub files: Vec<PathBuf>,
+    /// Write the figures (figure-1.png, ...) and the files the run created or changed into DIR.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
 }
 
 pub async fn run(sandbox_args: &SandboxArgs, args: &RunArgs) -> ExitCode {
@@ -56,18 +66,13 @@ async fn run_inner(sandbox_args: &SandboxArgs, args: &RunArgs) -> Result<ExitCod
             e.utf8_error().valid_up_to()
         )
     })?;
+    let files = read_inputs(&args.files, &policy.limits)?;
     // Judge first: a denied snippet needs no engine at all.
-    let judgement = policy.judge(&code_sandbox_mcp::analysis::analyze(
-        language,
-        code.as_bytes(),
-    ));
+    let analysis = code_sandbox_mcp::analysis::analyze(language, code.as_bytes());
+    let judgement = policy.judge(&analysis);
+    let runner = code_sandbox_mcp::gateway::runner_class(&analysis);
     if judgement.verdict == Verdict::Deny {
-        let report = RunReport {
-            verdict: judgement.verdict,
-            findings: judgement.findings,
-            ran: false,
-            execution: Default::default(),
-        };
+        let report = RunReport::denied(judgement);
         emit(&report, args, &code);
         return Ok(ExitCode::from(EXIT_DENIED));
     }
@@ -79,7 +84,9 @@ async fn run_inner(sandbox_args: &SandboxArgs, args: &RunArgs) -> Result<ExitCod
     let interrupted = async {
         let _ = tokio::signal::ctrl_c().await;
     };
-    let result = gateway.run(language, &code, interrupted).await;
+    let result = gateway
+        .run_judged(language, &code, &files, judgement, runner, interrupted)
+        .await;
     gateway.sandbox.shutdown().await;
     if result.is_err() {
         // Its warning, with the fix, belongs before the error it explains.
@@ -87,6 +94,21 @@ async fn run_inner(sandbox_args: &SandboxArgs, args: &RunArgs) -> Result<ExitCod
     }
     let report = result.map_err(|e| e.to_string())?;
     emit(&report, args, &code);
+    for o in &report.omitted {
+        eprintln!(
+            "code-sandbox-mcp: not returned: {:?} {}: {}",
+            o.kind, o.path, o.reason
+        );
+    }
+    if let Some(dir) = &args.out {
+        write_outputs(&report, dir)?;
+    } else if !report.figures.is_empty() || !report.files.is_empty() {
+        eprintln!(
+            "code-sandbox-mcp: the run returned {} figure(s) and {} file(s); pass --out DIR to keep them",
+            report.figures.len(),
+            report.files.len()
+        );
+    }
     let e = &report.execution;
     Ok(if e.timed_out {
         ExitCode::from(EXIT_TIMED_OUT)
@@ -99,6 +121,49 @@ async fn run_inner(sandbox_args: &SandboxArgs, args: &RunArgs) -> Result<ExitCod
     })
 }
 
+/// The `--file` inputs, checked as the run tools check theirs.
+fn read_inputs(paths: &[PathBuf], limits: &Limits) -> Result<Vec<InputFile>, String> {
+    let mut entries = Vec::with_capacity(paths.len());
+    for path in paths {
+        let content =
+            std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .ok_or_else(|| format!("--file {}: the file needs a UTF-8 name", path.display()))?;
+        entries.push(FileEntry {
+            path: name.to_owned(),
+            content: base64::engine::general_purpose::STANDARD.encode(content),
+            encoding: Encoding::Base64,
+        });
+    }
+    workdir::decode(&entries, limits)
+        .map_err(|e| format!("--file {}: {}", paths[e.index].display(), e.problem))
+}
+
+/// `--out DIR`: the figures as figure-N.png, the files at their paths, each named on stderr.
+fn write_outputs(report: &RunReport, dir: &Path) -> Result<(), String> {
+    let outputs = &report.execution.outputs;
+    let write = |relative: &str, data: &[u8]| -> Result<(), String> {
+        let target = dir.join(relative);
+        if let Some(parent) = target.parent() {
+            std::fs::create_dir_all(parent)
+                .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+        }
+        std::fs::write(&target, data)
+            .map_err(|e| format!("cannot write {}: {e}", target.display()))?;
+        eprintln!("code-sandbox-mcp: wrote {}", target.display());
+        Ok(())
+    };
+    for (i, figure) in outputs.figures.iter().enumerate() {
+        write(&format!("figure-{}.png", i + 1), &figure.png)?;
+    }
+    for file in &outputs.files {
+        write(&file.path, &file.content)?;
+    }
+    Ok(())
+}
+
 fn read_snippet(args: &RunArgs) -> Result<(Vec<u8>, Language), String> {
     if args.file == "-" {
         let mut code = Vec::new();
@@ -107,7 +172,7 @@ fn read_snippet(args: &RunArgs) -> Result<(Vec<u8>, Language), String> {
             .map_err(|e| format!("reading stdin: {e}"))?;
         return Ok((code, args.language.unwrap_or(Language::Python)));
     }
-    let path = std::path::Path::new(&args.file);
+    let path = Path::new(&args.file);
     let language = args
         .language
         .or_else(|| Language::from_path(path))

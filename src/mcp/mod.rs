@@ -9,6 +9,7 @@ mod present;
 mod progress;
 mod request_id;
 mod resources;
+pub mod run_files;
 pub mod schema;
 pub mod scopes;
 
@@ -38,12 +39,16 @@ use crate::gateway::{Gateway, GatewayError};
 use crate::identity::{ClientIdentity, Scope};
 use crate::policy::{Finding, Verdict};
 use crate::sandbox::SandboxError;
+use crate::workdir::FileEntry;
+use run_files::RunFiles;
 
 /// Everything the tools share, across sessions (HTTP serves one server value per session).
 pub struct Shared {
     pub gateway: Gateway,
     pub audit: Option<AuditLog>,
     pub admissions: Admissions,
+    /// Files runs returned, for resources/read.
+    pub run_files: RunFiles,
 }
 
 impl Shared {
@@ -52,6 +57,7 @@ impl Shared {
             gateway,
             audit,
             admissions: Admissions::new(admission),
+            run_files: RunFiles::new(run_files::DEFAULT_TTL, run_files::DEFAULT_CAPACITY),
         })
     }
 
@@ -66,6 +72,10 @@ impl Shared {
 pub struct CodeArgs {
     /// The complete program to run. Print results to stdout; files go in the working directory.
     pub code: String,
+    /// Files to write into the working directory before the code runs, e.g. a CSV to analyse:
+    /// `[{"path": "data.csv", "content": "a,b\n1,2\n"}]`. Binary files: `"encoding": "base64"`.
+    #[serde(default)]
+    pub files: Vec<FileEntry>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -134,7 +144,7 @@ impl SandboxServer {
         Parameters(args): Parameters<CodeArgs>,
         ctx: RequestContext<RoleServer>,
     ) -> CallToolResult {
-        self.run("run_python_code", Language::Python, &args.code, ctx)
+        self.run("run_python_code", Language::Python, &args, ctx)
             .await
     }
 
@@ -148,7 +158,7 @@ impl SandboxServer {
         Parameters(args): Parameters<CodeArgs>,
         ctx: RequestContext<RoleServer>,
     ) -> CallToolResult {
-        self.run("run_javascript_code", Language::JavaScript, &args.code, ctx)
+        self.run("run_javascript_code", Language::JavaScript, &args, ctx)
             .await
     }
 
@@ -199,9 +209,10 @@ impl SandboxServer {
         &self,
         tool: &'static str,
         language: Language,
-        code: &str,
+        args: &CodeArgs,
         ctx: RequestContext<RoleServer>,
     ) -> CallToolResult {
+        let code = args.code.as_str();
         let shared = &self.shared;
         let gateway = &shared.gateway;
         let identity = ClientIdentity::of(&ctx);
@@ -211,8 +222,11 @@ impl SandboxServer {
             Err(busy) => return error_result(busy.to_string()),
         };
         let record = AuditRecord::new(tool, language, code, &gateway.policy).by(&client, &identity);
-        let (judgement, runner) = match gateway.assess(language, code) {
-            Ok(assessed) => assessed,
+        let checked = gateway
+            .check_files(&args.files)
+            .and_then(|files| Ok((files, gateway.assess(language, code)?)));
+        let (files, (judgement, runner)) = match checked {
+            Ok(checked) => checked,
             Err(error) => {
                 shared.audit(&record.with_error(&error));
                 return error_result(error.to_string());
@@ -233,6 +247,7 @@ impl SandboxServer {
             let run = gateway.run_judged(
                 language,
                 code,
+                &files,
                 judgement.clone(),
                 runner,
                 cancelled.clone().cancelled_owned(),
@@ -247,12 +262,21 @@ impl SandboxServer {
         match outcome {
             Ok(Ok(report)) => {
                 shared.audit(&record.with_report(&report));
+                let files = &report.execution.outputs.files;
+                shared.run_files.put(
+                    &report.run_id,
+                    client,
+                    files
+                        .iter()
+                        .map(|f| (f.path.clone(), f.content.clone()))
+                        .collect(),
+                );
                 present::present(&report, &gateway.policy)
             }
             Ok(Err(error)) => {
                 shared.audit(&record.with_error(&error));
                 error_result(match &error {
-                    GatewayError::TooLarge { .. } => error.to_string(),
+                    GatewayError::TooLarge { .. } | GatewayError::Files(_) => error.to_string(),
                     GatewayError::Sandbox(e) => format!("The sandbox could not run the code: {e}"),
                 })
             }
@@ -338,6 +362,10 @@ impl ServerHandler for SandboxServer {
     ) -> Result<ReadResourceResponse, McpError> {
         if !ClientIdentity::of(&ctx).may(Scope::Check) {
             return Err(missing_scope(Scope::Check, "reading a resource"));
+        }
+        if RunFiles::claims(&request.uri) {
+            let client = ClientIdentity::of(&ctx).key(&ctx);
+            return resources::read_run_file(&self.shared, &request.uri, &client).map(Into::into);
         }
         resources::read(&self.shared, &request.uri, &self.tool_names).map(Into::into)
     }

@@ -1,7 +1,8 @@
 //! How results and tools read to a model: a run's report as structured content plus text, a
 //! denial that names each rule and its fix, and the run tools' descriptions.
 
-use rmcp::model::{CallToolResult, ContentBlock};
+use base64::Engine as _;
+use rmcp::model::{CallToolResult, ContentBlock, Resource, ResourceContents};
 
 use crate::analysis::Language;
 use crate::gateway::RunReport;
@@ -68,6 +69,7 @@ pub(super) fn present(report: &RunReport, policy: &Policy) -> CallToolResult {
             text.push_str("Policy notes (the code ran):\n");
             push_findings(&mut text, &report.findings, |_| true);
         }
+        push_outputs(&mut text, report);
     }
     let mut result = if is_error {
         CallToolResult::structured_error(value)
@@ -75,7 +77,75 @@ pub(super) fn present(report: &RunReport, policy: &Policy) -> CallToolResult {
         CallToolResult::structured(value)
     };
     result.content = vec![ContentBlock::text(text.trim_end().to_owned())];
+    result.content.extend(output_blocks(report));
     result
+}
+
+/// Embedded inline: text files up to this size; images (figures and image files) up to the
+/// figure limit. Everything else is a link to read with resources/read.
+const INLINE_TEXT_BYTES: u64 = 64 << 10;
+
+/// The figures and files that came back, described for the model.
+fn push_outputs(text: &mut String, report: &RunReport) {
+    for f in &report.figures {
+        text.push_str(&format!(
+            "Figure {}: {}x{} PNG, {} (image below).\n",
+            f.index + 1,
+            f.width,
+            f.height,
+            format_size(f.bytes)
+        ));
+    }
+    for f in &report.files {
+        text.push_str(&format!(
+            "File {} ({}, {}): {}\n",
+            f.path,
+            f.mime,
+            format_size(f.size),
+            f.uri
+        ));
+    }
+    for o in &report.omitted {
+        let size = o
+            .size
+            .map(|s| format!(", {}", format_size(s)))
+            .unwrap_or_default();
+        text.push_str(&format!(
+            "Not returned: {:?} {}{size}: {}\n",
+            o.kind, o.path, o.reason
+        ));
+    }
+}
+
+/// An image block per figure, in order; then per file: small text embedded, images as image
+/// content, the rest as links to `sandbox://runs/<run-id>/files/<path>`.
+fn output_blocks(report: &RunReport) -> Vec<ContentBlock> {
+    let outputs = &report.execution.outputs;
+    let b64 = |data: &[u8]| base64::engine::general_purpose::STANDARD.encode(data);
+    let mut blocks: Vec<ContentBlock> = outputs
+        .figures
+        .iter()
+        .map(|f| ContentBlock::image(b64(&f.png), "image/png"))
+        .collect();
+    for (info, file) in report.files.iter().zip(&outputs.files) {
+        let block = if info.mime.starts_with("image/") && info.mime != "image/svg+xml" {
+            ContentBlock::image(b64(&file.content), info.mime.clone())
+        } else if let Some(text) = super::resources::text_of(&info.mime, &file.content)
+            .filter(|_| info.size <= INLINE_TEXT_BYTES)
+        {
+            ContentBlock::resource(
+                ResourceContents::text(text, info.uri.clone()).with_mime_type(info.mime.clone()),
+            )
+        } else {
+            ContentBlock::resource_link(
+                Resource::new(info.uri.clone(), info.path.clone())
+                    .with_mime_type(info.mime.clone())
+                    .with_size(info.size),
+            )
+        };
+        blocks.push(block);
+    }
+    blocks
 }
 
 fn push_findings(text: &mut String, findings: &[Finding], include: impl Fn(&Finding) -> bool) {
@@ -92,7 +162,7 @@ pub(super) fn describe_run_tool(policy: &Policy, language: Language) -> String {
     let l = &policy.limits;
     let runtime = match language {
         Language::Python => {
-            "Python 3.11 with the standard library, numpy, pandas, matplotlib (Agg backend: save figures to files such as plot.png), scipy and scikit-learn"
+            "Python 3.11 with the standard library, numpy, pandas, matplotlib, scipy and scikit-learn"
         }
         Language::JavaScript => {
             "Node.js 18 (CommonJS, or ES modules when the code uses import/export; top-level await works there)"
@@ -128,5 +198,35 @@ pub(super) fn describe_run_tool(policy: &Policy, language: Language) -> String {
         text.push_str(&format!("; and warns on: {warned}"));
     }
     text.push_str(". A denied call returns an error naming each rule and line and what to write instead; fix the code and call again. Use check_code to check code without running it.");
+    text.push_str(&describe_files(policy, language));
+    text
+}
+
+/// What goes in and comes back besides output, with the limits.
+fn describe_files(policy: &Policy, language: Language) -> String {
+    let l = &policy.limits;
+    let mut text = format!(
+        " Files in: `files` writes up to {} files ({} in all) into /work before the code runs \
+         (paths relative to /work; `encoding: base64` for binary data); a bad entry is an error naming it, and nothing runs.",
+        l.files_in,
+        format_size(l.files_in_bytes),
+    );
+    if language == Language::Python {
+        text.push_str(&format!(
+            " Figures: matplotlib figures still open at the end, and those passed to plt.show() (which does not block), \
+             come back as image/png content in the order drawn, listed in `figures` (up to {}, {} each).",
+            l.figures,
+            format_size(l.figure_bytes),
+        ));
+    }
+    text.push_str(&format!(
+        " Files out: files the code creates or changes in /work are listed in `files` (path, size, sha256, mime, uri; up to {} files, {} in all): \
+         small text files are embedded, images come as image content, others as resource links. Every one can be read with \
+         resources/read at its sandbox://runs/<run-id>/files/<path> uri, by this client only, for {} minutes. \
+         Anything over a limit is listed in `omitted` with the reason.",
+        l.files_out,
+        format_size(l.files_out_bytes),
+        super::run_files::DEFAULT_TTL.as_secs() / 60,
+    ));
     text
 }

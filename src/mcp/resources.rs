@@ -3,8 +3,11 @@
 use rmcp::ErrorData as McpError;
 use rmcp::model::{ReadResourceResult, Resource, ResourceContents};
 
+use base64::Engine as _;
+
 use super::Shared;
 use crate::analysis::Language;
+use crate::identity::ClientKey;
 use crate::policy::format_size;
 
 pub(super) const POLICY_URI: &str = "policy://active";
@@ -91,4 +94,35 @@ fn environments_resource(shared: &Shared, tools: &[String]) -> String {
         "tools": tools,
     });
     serde_json::to_string_pretty(&value).expect("json")
+}
+
+/// A file a run returned, for the client that made the run (text as text, the rest base64).
+pub(super) fn read_run_file(
+    shared: &Shared,
+    uri: &str,
+    client: &ClientKey,
+) -> Result<ReadResourceResult, McpError> {
+    let file = shared.run_files.read(uri, client).map_err(|why| {
+        McpError::resource_not_found(why, Some(serde_json::json!({ "uri": uri })))
+    })?;
+    let contents = match text_of(file.mime, &file.content) {
+        Some(text) => ResourceContents::text(text, uri),
+        None => ResourceContents::blob(
+            base64::engine::general_purpose::STANDARD.encode(file.content.as_slice()),
+            uri,
+        ),
+    };
+    Ok(ReadResourceResult::new(vec![
+        contents.with_mime_type(file.mime),
+    ]))
+}
+
+/// The file as text, when its type is textual and it is UTF-8.
+pub(super) fn text_of<'a>(mime: &str, content: &'a [u8]) -> Option<&'a str> {
+    let textual = mime.starts_with("text/")
+        || matches!(
+            mime,
+            "application/json" | "application/xml" | "application/yaml" | "image/svg+xml"
+        );
+    textual.then(|| std::str::from_utf8(content).ok()).flatten()
 }

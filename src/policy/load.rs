@@ -293,6 +293,12 @@ fn apply(
         timeout,
         output_bytes,
         tmpfs_size,
+        figures,
+        figure_bytes,
+        files_in,
+        files_in_bytes,
+        files_out,
+        files_out_bytes,
         network,
         runtime
     );
@@ -430,6 +436,33 @@ fn compile_limits(file: &LimitsFile, source: &Source) -> Result<Limits, PolicyEr
         1 << 20,
         defaults.tmpfs_bytes,
     )?;
+    let at_most = |bytes: u64, key: &str, max: u64| -> Result<u64, PolicyError> {
+        if bytes <= max {
+            return Ok(bytes);
+        }
+        Err(source.error_at(
+            Some("limits:"),
+            &format!("{key}:"),
+            &format!("`{key}` is above the maximum of {}", format_size(max)),
+            &format!("use at most {}", format_size(max)),
+        ))
+    };
+    let figure_bytes = size(&file.figure_bytes, "figure_bytes", 0, defaults.figure_bytes)?;
+    let figure_bytes = at_most(figure_bytes, "figure_bytes", 64 << 20)?;
+    let files_in_bytes = size(
+        &file.files_in_bytes,
+        "files_in_bytes",
+        0,
+        defaults.files_in_bytes,
+    )?;
+    let files_in_bytes = at_most(files_in_bytes, "files_in_bytes", 128 << 20)?;
+    let files_out_bytes = size(
+        &file.files_out_bytes,
+        "files_out_bytes",
+        0,
+        defaults.files_out_bytes,
+    )?;
+    let files_out_bytes = at_most(files_out_bytes, "files_out_bytes", 256 << 20)?;
     let timeout = match &file.timeout {
         None => defaults.timeout,
         Some(text) => match humantime::parse_duration(text) {
@@ -469,6 +502,12 @@ fn compile_limits(file: &LimitsFile, source: &Source) -> Result<Limits, PolicyEr
         timeout,
         output_bytes,
         tmpfs_bytes,
+        figures: file.figures.unwrap_or(defaults.figures),
+        figure_bytes,
+        files_in: file.files_in.unwrap_or(defaults.files_in),
+        files_in_bytes,
+        files_out: file.files_out.unwrap_or(defaults.files_out),
+        files_out_bytes,
         network: file.network.unwrap_or(defaults.network),
         runtime: file.runtime.clone(),
     })

@@ -50,6 +50,15 @@ pub struct Limits {
     /// Cap on each of stdout and stderr.
     pub output_bytes: u64,
     pub tmpfs_bytes: u64,
+    /// Most figures returned per run, and the largest PNG of one.
+    pub figures: u32,
+    pub figure_bytes: u64,
+    /// Most files sent in per call, and their total size.
+    pub files_in: u32,
+    pub files_in_bytes: u64,
+    /// Most files returned per run, and their total size.
+    pub files_out: u32,
+    pub files_out_bytes: u64,
     pub network: Network,
     /// Container runtime; `None` is the engine's default.
     pub runtime: Option<String>,
@@ -64,6 +73,12 @@ impl Default for Limits {
             timeout: Duration::from_secs(30),
             output_bytes: 1 << 20,
             tmpfs_bytes: 64 << 20,
+            figures: 16,
+            figure_bytes: 4 << 20,
+            files_in: 32,
+            files_in_bytes: 16 << 20,
+            files_out: 32,
+            files_out_bytes: 32 << 20,
             network: Network::None,
             runtime: None,
         }

@@ -105,6 +105,19 @@ pub struct LimitsFile {
     pub output_bytes: Option<String>,
     /// Size of the writable work dir: `64MiB`.
     pub tmpfs_size: Option<String>,
+    /// Most figures a Python run returns (those left open and those passed to `plt.show()`);
+    /// more are reported, not returned.
+    pub figures: Option<u32>,
+    /// Largest PNG of one figure: `4MiB`.
+    pub figure_bytes: Option<String>,
+    /// Most files a call may send into the work dir.
+    pub files_in: Option<u32>,
+    /// Total size of the files a call sends in (decoded): `16MiB`; at most 128MiB.
+    pub files_in_bytes: Option<String>,
+    /// Most files a run returns from the work dir (new or changed ones).
+    pub files_out: Option<u32>,
+    /// Total size of the files a run returns: `32MiB`; at most 256MiB.
+    pub files_out_bytes: Option<String>,
     pub network: Option<Network>,
     /// Container runtime, e.g. `runsc` for gVisor. Unset: the engine's default. A runtime the
     /// engine lacks stops the gateway at start-up; it never falls back to another.

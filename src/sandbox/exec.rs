@@ -16,7 +16,9 @@ use super::container::{self, Started};
 use super::engine::{Engine, SandboxError};
 use super::output::{Capture, Frames, Piece, ProtocolError};
 use super::random;
+use super::transfer::{self, Collector, Outputs};
 use crate::policy::Limits;
+use crate::workdir::InputFile;
 
 /// Output beyond this many times the cap (or 16 MiB, if more) ends the run: a flood is not
 /// worth waiting out.
@@ -44,6 +46,10 @@ pub struct Execution {
     pub killed_for_output: bool,
     pub stdout_truncated: bool,
     pub stderr_truncated: bool,
+    /// Figures and files that came back (presented by the caller, not serialized here).
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub outputs: Outputs,
 }
 
 /// The end frame's payload: how the program's process ended, as its supervisor saw it.
@@ -73,6 +79,7 @@ pub async fn execute(
     engine: &Engine,
     started: &mut Started,
     code: &str,
+    files: &[InputFile],
     limits: &Limits,
     cancelled: impl Future<Output = ()>,
 ) -> Result<Execution, SandboxError> {
@@ -80,13 +87,16 @@ pub async fn execute(
     let nonce = random::nonce();
     let began = Instant::now();
     let deadline = tokio::time::Instant::now() + limits.timeout;
-    let header = format!("{nonce} {}\n", code.len());
+    let transfer = transfer::request(files, limits);
+    let header = format!("{nonce} {} {}\n", code.len(), transfer.len());
     let input = &mut started.input;
     let sent = async {
         input.write_all(header.as_bytes()).await?;
         input.write_all(code.as_bytes()).await?;
+        input.write_all(&transfer).await?;
         input.flush().await
     };
+    let mut collector = Collector::new(limits);
     let mut stdout = Capture::new(limits.output_bytes);
     let mut stderr = Capture::new(limits.output_bytes);
     let mut frames = Frames::new();
@@ -119,6 +129,16 @@ pub async fn execute(
                         )
                     }
                     Piece::Ready(_) => end = Some(Err("a second ready frame".to_owned())),
+                    Piece::File(header) => {
+                        if let Err(why) = collector.header(header) {
+                            end = Some(Err(why));
+                        }
+                    }
+                    Piece::FileData(bytes) => {
+                        if let Err(why) = collector.data(bytes) {
+                            end = Some(Err(why));
+                        }
+                    }
                 });
                 if let Err(ProtocolError(why)) = pushed {
                     break Ending::Broken(why);
@@ -152,6 +172,13 @@ pub async fn execute(
         Ending::Finished(report) => {
             result.exit_code = Some(report.status);
             result.oom_killed = report.oom_killed;
+            match collector.finish() {
+                Ok(outputs) => result.outputs = outputs,
+                Err(why) => {
+                    container::kill(engine, &id).await;
+                    return Err(SandboxError::Protocol { detail: why });
+                }
+            }
         }
         Ending::Exited => {
             let (exit_code, oom_killed) = exit_state(engine, &id).await?;

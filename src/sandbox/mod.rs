@@ -14,8 +14,9 @@ pub mod images;
 mod output;
 pub mod pool;
 mod preload;
-mod random;
+pub mod random;
 pub mod seccomp;
+pub mod transfer;
 pub mod uids;
 
 use std::collections::HashMap;
@@ -32,6 +33,7 @@ pub use uids::UidRange;
 
 use crate::analysis::Language;
 use crate::policy::Limits;
+use crate::workdir::InputFile;
 use container::{ContainerSpec, Started};
 use host_files::HostFiles;
 use pool::Pool;
@@ -175,19 +177,44 @@ impl Sandbox {
         code: &str,
         cancelled: impl Future<Output = ()>,
     ) -> Result<Execution, SandboxError> {
-        self.run_class(language, Preload::Full, code, cancelled)
+        self.run_in(language, Preload::Full, code, &[], cancelled)
             .await
     }
 
-    /// Runs `code` in a fresh container whose runner preloaded at least `preload` (any class
-    /// runs any code; a lighter one starts sooner and leaves heavy imports to the code).
-    /// Returns as soon as the runner reports the end; the container is killed and removed in
-    /// the background. Resolving `cancelled` kills it.
+    /// [`Sandbox::run`] in a runner that preloaded at least `preload` (any class runs any
+    /// code; a lighter one starts sooner and leaves heavy imports to the code).
     pub async fn run_class(
         &self,
         language: Language,
         preload: Preload,
         code: &str,
+        cancelled: impl Future<Output = ()>,
+    ) -> Result<Execution, SandboxError> {
+        self.run_in(language, preload, code, &[], cancelled).await
+    }
+
+    /// [`Sandbox::run`] with files written into the work dir first (checked by the caller,
+    /// see [`crate::workdir::decode`]).
+    pub async fn run_with_files(
+        &self,
+        language: Language,
+        code: &str,
+        files: &[InputFile],
+        cancelled: impl Future<Output = ()>,
+    ) -> Result<Execution, SandboxError> {
+        self.run_in(language, Preload::Full, code, files, cancelled)
+            .await
+    }
+
+    /// Runs `code` in a fresh container whose runner preloaded at least `preload`, with
+    /// `files` written into its work dir first. Returns as soon as the runner reports the end;
+    /// the container is killed and removed in the background. Resolving `cancelled` kills it.
+    pub async fn run_in(
+        &self,
+        language: Language,
+        preload: Preload,
+        code: &str,
+        files: &[InputFile],
         cancelled: impl Future<Output = ()>,
     ) -> Result<Execution, SandboxError> {
         let pool = self
@@ -209,7 +236,7 @@ impl Sandbox {
             tracker: self.teardown.clone(),
         };
         let started = teardown.started.as_mut().expect("set above");
-        exec::execute(&self.engine, started, code, &self.limits, cancelled)
+        exec::execute(&self.engine, started, code, files, &self.limits, cancelled)
             .instrument(tracing::info_span!("sandbox.run"))
             .await
     }

@@ -10,16 +10,20 @@
 //! | `R` | ready: JSON describing the runner, sent once before any code is read |
 //! | `O` | bytes the program wrote to its stdout |
 //! | `E` | bytes the program wrote to its stderr |
+//! | `F` | a figure or file coming back: JSON `{"kind", "path", "size"[, "skipped"]}` |
+//! | `D` | a piece of the current `F`'s bytes |
 //! | `X` | the end: JSON `{"nonce", "status", "signal", "oom_killed"}`; nothing follows |
 //!
 //! Kinds the gateway does not know are an error, so a new kind needs both sides to change
-//! (files from the work dir, several runs per container would each be one).
+//! (several runs per container would be one).
 
 /// Largest payload of a frame the gateway accepts (runners send at most 64 KiB of output per
 /// frame); a larger length means the stream is not the protocol.
 const MAX_DATA_FRAME: u32 = 1 << 20;
 /// Largest `R` or `X` payload.
 const MAX_CONTROL_FRAME: u32 = 4096;
+/// Largest `F` payload: a path of up to 4096 bytes, JSON-escaped, and the rest.
+const MAX_FILE_FRAME: u32 = 32 << 10;
 const HEADER_LEN: usize = 5;
 
 /// What the frames carry, as it arrives. Output may come in pieces of a frame.
@@ -29,6 +33,10 @@ pub enum Piece<'a> {
     Stdout(&'a [u8]),
     Stderr(&'a [u8]),
     Exit(&'a [u8]),
+    /// The header of a figure or file coming back, whole.
+    File(&'a [u8]),
+    /// Bytes of the current figure or file.
+    FileData(&'a [u8]),
 }
 
 /// A stream that is not the protocol: a runner from another version, or a bug.
@@ -81,6 +89,7 @@ impl Frames {
             match kind {
                 b'O' => piece(Piece::Stdout(bytes)),
                 b'E' => piece(Piece::Stderr(bytes)),
+                b'D' => piece(Piece::FileData(bytes)),
                 _ => self.control.extend_from_slice(bytes),
             }
             self.current = Some((kind, remaining - take as u32));
@@ -99,8 +108,9 @@ impl Frames {
         let len = u32::from_be_bytes(self.header[1..].try_into().expect("4 bytes"));
         self.header.clear();
         let limit = match kind {
-            b'O' | b'E' => MAX_DATA_FRAME,
+            b'O' | b'E' | b'D' => MAX_DATA_FRAME,
             b'R' | b'X' => MAX_CONTROL_FRAME,
+            b'F' => MAX_FILE_FRAME,
             other => {
                 return Err(ProtocolError(format!(
                     "unknown frame kind {:?}",
@@ -125,6 +135,7 @@ impl Frames {
         self.current = None;
         match kind {
             b'R' => piece(Piece::Ready(&self.control)),
+            b'F' => piece(Piece::File(&self.control)),
             b'X' => {
                 self.ended = true;
                 piece(Piece::Exit(&self.control));
@@ -197,6 +208,8 @@ mod tests {
                 Piece::Stderr(b) => err.extend(b),
                 Piece::Ready(b) => control.push(format!("R{}", String::from_utf8_lossy(b))),
                 Piece::Exit(b) => control.push(format!("X{}", String::from_utf8_lossy(b))),
+                Piece::File(b) => control.push(format!("F{}", String::from_utf8_lossy(b))),
+                Piece::FileData(b) => control.push(format!("D{}", String::from_utf8_lossy(b))),
             })?;
         }
         Ok((out, err, control))

@@ -1,0 +1,89 @@
+//! Files in and figures and files out, on every backend: what goes in lands in the work dir,
+//! only new or changed regular files of the work dir come back (a link to a host file does
+//! not), a forged figure that is not a PNG is refused, and limits are reported, not silent.
+
+mod common;
+
+use code_sandbox_mcp::analysis::Language;
+use code_sandbox_mcp::policy::Limits;
+use code_sandbox_mcp::sandbox::Execution;
+use code_sandbox_mcp::workdir::InputFile;
+use common::tight_limits;
+
+async fn run(
+    backend: common::Backend,
+    limits: &Limits,
+    language: Language,
+    code: &str,
+    files: &[InputFile],
+) -> Execution {
+    let sandbox = backend.sandbox(limits, 0).await;
+    let result = sandbox
+        .run_with_files(language, code, files, std::future::pending())
+        .await;
+    sandbox.shutdown().await;
+    result.unwrap_or_else(|e| panic!("run on {} failed: {e}", backend.name()))
+}
+
+fn input(path: &str, content: &[u8]) -> InputFile {
+    InputFile {
+        path: path.into(),
+        content: content.to_vec(),
+    }
+}
+
+const ESCAPES: &str = r#"
+import os
+os.symlink("/etc/passwd", "passwd-link")
+os.makedirs("/tmp/.sandbox-figures", exist_ok=True)
+open("/tmp/.sandbox-figures/0000.png", "w").write("not a png")
+print(open("in/data.csv").read(), end="")
+open("in/data.csv", "a").write("3,4\n")
+open("new.txt", "w").write("new")
+"#;
+
+on_every_backend! {
+    /// Inputs are written before the code runs; a changed input and a new file come back;
+    /// a link out of the work dir and a forged figure do not.
+    async fn only_regular_files_of_the_work_dir_come_back(backend) {
+        let files = [input("in/data.csv", b"a,b\n1,2\n"), input("same.bin", &[0, 1, 2])];
+        let e = run(backend, &tight_limits(), Language::Python, ESCAPES, &files).await;
+        assert_eq!(e.stdout, "a,b\n1,2\n", "{e:?}");
+        let out = &e.outputs;
+        let returned: Vec<(&str, &[u8])> =
+            out.files.iter().map(|f| (f.path.as_str(), f.content.as_slice())).collect();
+        assert_eq!(returned, [("in/data.csv", &b"a,b\n1,2\n3,4\n"[..]), ("new.txt", b"new")], "{out:?}");
+        assert!(out.figures.is_empty(), "{out:?}");
+        let omitted: Vec<(&str, &str)> =
+            out.omitted.iter().map(|o| (o.path.as_str(), o.reason.as_str())).collect();
+        assert!(omitted.contains(&("0000.png", "not a PNG image")), "{omitted:?}");
+        assert!(omitted.iter().any(|(p, r)| *p == "passwd-link" && r.contains("not a regular file")), "{omitted:?}");
+    }
+}
+
+on_every_backend! {
+    /// JavaScript gets its inputs and returns its files, but not its own snippet file.
+    async fn javascript_files_travel_too(backend) {
+        let code = "const fs = require('fs');\nfs.writeFileSync('out.txt', fs.readFileSync('in.txt', 'utf8') + '!');";
+        let e = run(backend, &tight_limits(), Language::JavaScript, code, &[input("in.txt", b"hi")]).await;
+        let returned: Vec<(&str, &[u8])> =
+            e.outputs.files.iter().map(|f| (f.path.as_str(), f.content.as_slice())).collect();
+        assert_eq!(returned, [("out.txt", &b"hi!"[..])], "{e:?}");
+    }
+}
+
+on_every_backend! {
+    /// Over the limits, figures and files are listed with the reason instead of returned.
+    async fn limits_are_reported(backend) {
+        let limits = Limits { figures: 1, files_out: 1, ..tight_limits() };
+        let code = "import matplotlib.pyplot as plt\nplt.figure(figsize=(1, 1), dpi=10)\nplt.show()\nplt.figure(figsize=(2, 1), dpi=10)\nfor n in 'ab':\n    open(n, 'w').write(n)\n";
+        let e = run(backend, &limits, Language::Python, code, &[]).await;
+        let out = &e.outputs;
+        assert_eq!(out.figures.len(), 1, "{e:?}");
+        assert_eq!((out.figures[0].width, out.figures[0].height), (10, 10));
+        assert_eq!(out.files.len(), 1, "{out:?}");
+        let reasons: Vec<&str> = out.omitted.iter().map(|o| o.reason.as_str()).collect();
+        assert_eq!(reasons.len(), 2, "{reasons:?}");
+        assert!(reasons[0].contains("1 figures") && reasons[1].contains("1 files"), "{reasons:?}");
+    }
+}

@@ -189,6 +189,27 @@ async fn wheels_from_a_local_wheelhouse_are_importable_through_mcp() {
         structured["stdout"], "hello from sandboxtinypkg\n",
         "{structured}"
     );
+    // The tool's description and sandbox://environments name what the image really holds.
+    let tools = client.list_all_tools().await.unwrap();
+    let python = tools.iter().find(|t| t.name == "run_python_code").unwrap();
+    let description = python.description.as_deref().unwrap();
+    assert!(
+        description.contains("Python 3.11")
+            && description.contains("sandboxtinypkg 1.0")
+            && !description.contains("numpy"),
+        "{description}"
+    );
+    let environments = client
+        .read_resource(rmcp::model::ReadResourceRequestParams::new(
+            "sandbox://environments",
+        ))
+        .await
+        .unwrap();
+    let text = serde_json::to_string(&environments.contents).unwrap();
+    assert!(
+        text.contains("sandboxtinypkg") && !text.contains("pandas"),
+        "{text}"
+    );
     client.cancel().await.unwrap();
 
     // The image's manifest names the wheel as added.

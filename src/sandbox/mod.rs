@@ -283,6 +283,22 @@ impl LazySandbox {
         Ok(sandbox)
     }
 
+    /// The running sandbox, waiting at most `wait` for a start under way (never starting one).
+    pub async fn started_within(&self, wait: Duration) -> Option<Arc<Sandbox>> {
+        let deadline = tokio::time::Instant::now() + wait;
+        loop {
+            if let Ok(slot) = self.slot.try_lock()
+                && let Some(sandbox) = slot.as_ref()
+            {
+                return Some(Arc::clone(sandbox));
+            }
+            if tokio::time::Instant::now() >= deadline {
+                return None;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
     pub async fn shutdown(&self) {
         if let Some(sandbox) = self.slot.lock().await.take() {
             sandbox.shutdown().await;

@@ -274,3 +274,89 @@ async fn a_broken_wheelhouse_fails_the_build_naming_the_package_and_tags_nothing
         .to_string();
     assert!(error.contains("notes.txt is not a .whl file"), "{error}");
 }
+
+/// An `npm pack`-style tarball of a package `name` 1.0.0 whose `hello()` says hello,
+/// depending on `needs` if given.
+fn npm_tarball(dir: &Path, name: &str, needs: Option<&str>) {
+    let source = tempfile::tempdir().unwrap();
+    let package = source.path().join("package");
+    std::fs::create_dir(&package).unwrap();
+    let dependencies = needs
+        .map(|n| format!(r#","dependencies":{{"{n}":"^1"}}"#))
+        .unwrap_or_default();
+    std::fs::write(
+        package.join("package.json"),
+        format!(r#"{{"name":"{name}","version":"1.0.0","main":"index.js"{dependencies}}}"#),
+    )
+    .unwrap();
+    std::fs::write(
+        package.join("index.js"),
+        format!("exports.hello = () => 'hello from {name}';\n"),
+    )
+    .unwrap();
+    let done = Command::new("tar")
+        .args(["--mtime=2020-01-01", "--owner=0", "--group=0", "-czf"])
+        .arg(dir.join(format!("{name}-1.0.0.tgz")))
+        .arg("-C")
+        .arg(source.path())
+        .arg("package")
+        .env("GZIP", "-n")
+        .status()
+        .unwrap();
+    assert!(done.success());
+}
+
+#[tokio::test]
+async fn npm_tarballs_are_importable_and_the_supervisor_stays_closed() {
+    let dir = tempfile::tempdir().unwrap();
+    npm_tarball(dir.path(), "sandbox-tiny-js", None);
+    let mut config = config(String::new(), None);
+    config.images.clear();
+    config.languages = vec![Language::JavaScript];
+    config.extras.npm_packages = Some(dir.path().to_owned());
+    let sandbox = Sandbox::start(&config, &common::tight_limits())
+        .await
+        .unwrap();
+    assert!(
+        sandbox
+            .image(Language::JavaScript)
+            .unwrap()
+            .starts_with("code-sandbox-javascript-custom:")
+    );
+    assert!(
+        sandbox
+            .manifest(Language::JavaScript)
+            .unwrap()
+            .provides("sandbox-tiny-js")
+    );
+    let code = "const fs = require('fs');\n\
+        console.log(require('sandbox-tiny-js').hello());\n\
+        console.log(fs.readFileSync('/proc/1/cmdline', 'utf8').split('\\0')[0]);\n\
+        try { fs.openSync('/proc/1/mem', 'r'); console.log('open'); } catch (e) { console.log(e.code); }";
+    let run = sandbox
+        .run(Language::JavaScript, code, std::future::pending())
+        .await
+        .unwrap();
+    assert_eq!(
+        run.stdout, "hello from sandbox-tiny-js\n/opt/sandbox/node-supervisor\nEACCES\n",
+        "{run:?}"
+    );
+    sandbox.shutdown().await;
+
+    // A package whose dependency is not there fails the build, naming both.
+    let broken = tempfile::tempdir().unwrap();
+    npm_tarball(
+        broken.path(),
+        "sandbox-needs-more",
+        Some("sandbox-absent-dep"),
+    );
+    config.extras.npm_packages = Some(broken.path().to_owned());
+    let error = match Sandbox::start(&config, &common::tight_limits()).await {
+        Ok(_) => panic!("a package with a missing dependency was installed"),
+        Err(e) => e.to_string(),
+    };
+    assert!(
+        error.contains("sandbox-needs-more") && error.contains("sandbox-absent-dep"),
+        "{error}"
+    );
+}

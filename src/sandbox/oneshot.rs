@@ -157,15 +157,24 @@ async fn attach_and_wait(
 /// reported as exited).
 async fn exit_status(engine: &Engine, id: &str) -> Result<i64, SandboxError> {
     for _ in 0..100 {
-        let state = engine
+        let inspected = engine
             .docker
             .inspect_container(
                 id,
                 None::<bollard::query_parameters::InspectContainerOptions>,
             )
-            .await
-            .map_err(|e| SandboxError::engine("inspecting a helper container", e))?
-            .state;
+            .await;
+        let state = match inspected {
+            Ok(inspected) => inspected.state,
+            // Podman reports a container it is stopping as `stopped`, a state Docker's API
+            // (and so bollard) does not know; it lasts only until Podman's cleanup.
+            Err(bollard::errors::Error::JsonDataError { ref message, .. })
+                if message.contains("unknown variant") =>
+            {
+                None
+            }
+            Err(e) => return Err(SandboxError::engine("inspecting a helper container", e)),
+        };
         if let Some(state) = state
             && state.running != Some(true)
         {
@@ -210,6 +219,13 @@ fn body(job: &Job<'_>) -> ContainerCreateBody {
         network_mode: Some("none".to_owned()),
         readonly_rootfs: Some(!job.setup),
         cap_drop: Some(vec!["ALL".to_owned()]),
+        // A setup writes as root into directories of the image's root (Podman refuses even
+        // that to a root without these).
+        cap_add: job.setup.then(|| {
+            ["CHOWN", "DAC_OVERRIDE", "FOWNER"]
+                .map(str::to_owned)
+                .to_vec()
+        }),
         security_opt: Some(vec!["no-new-privileges:true".to_owned()]),
         memory: Some(1 << 30),
         pids_limit: Some(256),

@@ -601,11 +601,14 @@ def _warm_up(bake=False):
     preload = "full" if bake else os.environ.get("SANDBOX_PRELOAD", "full")
     if preload == "light":
         return
-    import numpy  # noqa: F401
-    import pandas  # noqa: F401
-    if preload == "data":
-        return
-    import matplotlib
+    try:
+        import numpy  # noqa: F401
+        import pandas  # noqa: F401
+        if preload == "data":
+            return
+        import matplotlib
+    except ImportError:
+        return  # an image without them (a team's own, or a slim one): nothing to warm up
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     # The first draw loads FreeType, the DejaVu font and the PNG writer.

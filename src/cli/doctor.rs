@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use code_sandbox_mcp::analysis::Language;
 use code_sandbox_mcp::policy::format_size;
-use code_sandbox_mcp::sandbox::{Engine, EngineKind, Sandbox, images, seccomp};
+use code_sandbox_mcp::sandbox::{Engine, EngineKind, Sandbox, images, manifest, seccomp};
 
 use super::SandboxArgs;
 
@@ -204,6 +204,18 @@ async fn check_host(report: &mut Report, args: &SandboxArgs) {
             Ok(true) => {
                 report.ok(&format!("{language} image {image} is built"));
                 have_python |= language == Language::Python;
+                match manifest::of(&engine, language, &image).await {
+                    Ok(m) => report.ok(&format!(
+                        "{language} image {image} has {}; packages: {}",
+                        m.runtime(),
+                        if m.packages.is_empty() {
+                            "none".to_owned()
+                        } else {
+                            m.package_list().join(", ")
+                        }
+                    )),
+                    Err(e) => report.fail(&format!("{language} image {image} is not usable"), &e.to_string()),
+                }
             }
             Ok(false) => report.fail(
                 &format!("{language} image {image} is not built"),

@@ -4,13 +4,15 @@ use std::process::ExitCode;
 
 use clap::Subcommand;
 use code_sandbox_mcp::analysis::Language;
-use code_sandbox_mcp::sandbox::{Engine, images};
+use code_sandbox_mcp::sandbox::{Engine, derive, images};
 
 use super::{EXIT_SANDBOX_ERROR, SandboxArgs};
 
 #[derive(Subcommand)]
 pub enum ImagesCommand {
-    /// Build the sandbox images from their embedded recipes (skips images already up to date).
+    /// Build the sandbox images from their embedded recipes (skips images already up to date);
+    /// with --python-image/--js-image, --wheelhouse or --npm-packages, also the image derived
+    /// from them, which the same options select when serving or running.
     Build {
         /// Only this language's image.
         #[arg(long, short)]
@@ -31,18 +33,30 @@ pub async fn images(args: &SandboxArgs, command: ImagesCommand) -> ExitCode {
     match command {
         ImagesCommand::Build { language } => {
             let languages = language.map_or(Language::ALL.to_vec(), |l| vec![l]);
+            let config = match args.config(languages.clone(), 0) {
+                Ok(config) => config,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return ExitCode::from(EXIT_SANDBOX_ERROR);
+                }
+            };
             for language in languages {
-                let image = images::default_image(language);
-                match images::exists(&engine, &image).await {
-                    Ok(true) => eprintln!("{image}: up to date"),
-                    Ok(false) => {
-                        if let Err(e) =
-                            images::build(&engine, language, args.mirror.as_deref()).await
-                        {
-                            eprintln!("error: {e}");
-                            return ExitCode::from(EXIT_SANDBOX_ERROR);
-                        }
-                    }
+                let prepared = derive::prepare(
+                    &engine,
+                    language,
+                    &config.image(language),
+                    config.extras.dir(language),
+                    true,
+                    args.mirror.as_deref(),
+                )
+                .await;
+                match prepared {
+                    Ok(p) => eprintln!(
+                        "{}: ready ({}, {} packages)",
+                        p.image,
+                        p.manifest.runtime(),
+                        p.manifest.packages.len()
+                    ),
                     Err(e) => {
                         eprintln!("error: {e}");
                         return ExitCode::from(EXIT_SANDBOX_ERROR);

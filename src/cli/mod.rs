@@ -8,11 +8,12 @@ pub mod server;
 pub mod setup;
 
 use std::collections::HashMap;
+use std::path::PathBuf;
 
 use clap::Args;
 use code_sandbox_mcp::analysis::Language;
 use code_sandbox_mcp::policy::{self, DEFAULT_POLICY, Policy};
-use code_sandbox_mcp::sandbox::{EngineChoice, SandboxConfig, UidRange};
+use code_sandbox_mcp::sandbox::{EngineChoice, Extras, SandboxConfig, UidRange};
 
 /// Exit status for a failure of the gateway itself (engine, image, policy), as `docker run`.
 pub const EXIT_SANDBOX_ERROR: u8 = 125;
@@ -32,12 +33,20 @@ pub struct SandboxArgs {
     /// Policy file, or a preset: strict, strict-gvisor, standard, permissive.
     #[arg(long, short, global = true, default_value = DEFAULT_POLICY, env = "SANDBOX_POLICY")]
     pub policy: String,
-    /// Image for Python snippets (default: the image built from the embedded recipe).
+    /// Image for Python snippets (default: the image built from the embedded recipe). Any
+    /// image with python3 on its PATH: the gateway adds its runner in a derived image.
     #[arg(long, global = true, value_name = "IMAGE")]
     pub python_image: Option<String>,
-    /// Image for JavaScript snippets.
+    /// Image for JavaScript snippets: any image with node on its PATH.
     #[arg(long, global = true, value_name = "IMAGE")]
     pub js_image: Option<String>,
+    /// Python wheels to add to the Python image (`pip install --no-index`: nothing is
+    /// downloaded). The image with them is derived on first use and kept.
+    #[arg(long, global = true, value_name = "DIR")]
+    pub wheelhouse: Option<PathBuf>,
+    /// npm tarballs (`npm pack` output) to add to the JavaScript image.
+    #[arg(long, global = true, value_name = "DIR")]
+    pub npm_packages: Option<PathBuf>,
     /// Gateway environment variables passed into containers, e.g. `GEMINI_API_KEY,OTHER`.
     /// Their values are never logged.
     #[arg(long, global = true, value_delimiter = ',', value_name = "VARS")]
@@ -88,6 +97,10 @@ impl SandboxArgs {
         Ok(SandboxConfig {
             engine: self.engine.clone(),
             images,
+            extras: Extras {
+                wheelhouse: self.wheelhouse.clone(),
+                npm_packages: self.npm_packages.clone(),
+            },
             pool_size,
             pass_through_env: self.pass_through_env.clone(),
             build_missing_images: !self.no_build,

@@ -93,6 +93,9 @@ pub struct CheckReport {
     pub findings: Vec<Finding>,
 }
 
+/// How long listing the tools waits for the sandbox to start, to describe its images.
+const TOOLS_WAIT: std::time::Duration = std::time::Duration::from_secs(3);
+
 #[derive(Clone)]
 pub struct SandboxServer {
     shared: Arc<Shared>,
@@ -107,10 +110,11 @@ impl SandboxServer {
         let policy = &shared.gateway.policy;
         let mut router = Self::tool_router();
         let mut python = Self::run_python_code_tool_attr();
-        python.description = Some(present::describe_run_tool(policy, Language::Python).into());
+        python.description =
+            Some(present::describe_run_tool(policy, Language::Python, None).into());
         let mut javascript = Self::run_javascript_code_tool_attr();
         javascript.description =
-            Some(present::describe_run_tool(policy, Language::JavaScript).into());
+            Some(present::describe_run_tool(policy, Language::JavaScript, None).into());
         let mut alias = javascript.clone();
         alias.name = "run_js_code".into();
         router = router
@@ -330,6 +334,45 @@ impl ServerHandler for SandboxServer {
             ))
     }
 
+    /// The tools, with the run tools' descriptions naming what their images really hold once
+    /// the sandbox has started (waiting a little for it: it usually starts in a second).
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::ListToolsResult, McpError> {
+        let mut tools = self.tool_router.list_all();
+        let sandbox = self.shared.gateway.sandbox.started_within(TOOLS_WAIT).await;
+        if let Some(sandbox) = sandbox {
+            for tool in &mut tools {
+                let language = match tool.name.as_ref() {
+                    "run_python_code" => Language::Python,
+                    "run_javascript_code" | "run_js_code" => Language::JavaScript,
+                    _ => continue,
+                };
+                tool.description = Some(
+                    present::describe_run_tool(
+                        &self.shared.gateway.policy,
+                        language,
+                        sandbox.manifest(language),
+                    )
+                    .into(),
+                );
+            }
+        }
+        let cache_hints = context
+            .protocol_version()
+            .is_some_and(|v| v >= rmcp::model::ProtocolVersion::V_2026_07_28);
+        Ok(rmcp::model::ListToolsResult {
+            result_type: Some(rmcp::model::ResultType::COMPLETE),
+            tools,
+            meta: None,
+            next_cursor: None,
+            ttl_ms: cache_hints.then_some(0),
+            cache_scope: cache_hints.then_some(rmcp::model::CacheScope::Public),
+        })
+    }
+
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
@@ -367,7 +410,9 @@ impl ServerHandler for SandboxServer {
             let client = ClientIdentity::of(&ctx).key(&ctx);
             return resources::read_run_file(&self.shared, &request.uri, &client).map(Into::into);
         }
-        resources::read(&self.shared, &request.uri, &self.tool_names).map(Into::into)
+        resources::read(&self.shared, &request.uri, &self.tool_names)
+            .await
+            .map(Into::into)
     }
 }
 

@@ -7,6 +7,7 @@ use rmcp::model::{CallToolResult, ContentBlock, Resource, ResourceContents};
 use crate::analysis::Language;
 use crate::gateway::RunReport;
 use crate::policy::{Action, Finding, Policy, format_size};
+use crate::sandbox::manifest::Manifest;
 use crate::visible::visible;
 
 /// The tool result: the report as structured content, and text a model reads. A denial, a
@@ -157,17 +158,50 @@ fn push_findings(text: &mut String, findings: &[Finding], include: impl Fn(&Find
     }
 }
 
-/// A run tool's description: what the sandbox has, its limits, and what the policy forbids.
-pub(super) fn describe_run_tool(policy: &Policy, language: Language) -> String {
-    let l = &policy.limits;
-    let runtime = match language {
-        Language::Python => {
-            "Python 3.11 with the standard library, numpy, pandas, matplotlib, scipy and scikit-learn"
-        }
-        Language::JavaScript => {
-            "Node.js 18 (CommonJS, or ES modules when the code uses import/export; top-level await works there)"
-        }
+/// What the image of a language has, from its manifest (or a pointer to the resource while
+/// the sandbox is still starting).
+pub(super) fn describe_runtime(language: Language, manifest: Option<&Manifest>) -> String {
+    let Some(m) = manifest else {
+        return match language {
+            Language::Python => {
+                "Python 3 with the packages its image holds (sandbox://environments lists them)"
+                    .into()
+            }
+            Language::JavaScript => {
+                "Node.js with the packages its image holds (sandbox://environments lists them)"
+                    .into()
+            }
+        };
     };
+    let packages = m.package_list();
+    let mut text = m.runtime();
+    match language {
+        Language::Python if packages.is_empty() => text.push_str(" with the standard library only"),
+        Language::Python => text.push_str(&format!(
+            " with the standard library and these packages: {}",
+            packages.join(", ")
+        )),
+        Language::JavaScript => {
+            text.push_str(" (CommonJS, or ES modules when the code uses import/export; top-level await works there)");
+            if !packages.is_empty() {
+                text.push_str(&format!(" with these packages: {}", packages.join(", ")));
+            }
+        }
+    }
+    if m.provides("matplotlib") {
+        text.push_str(" (matplotlib's backend is Agg: save figures to files such as plot.png)");
+    }
+    text
+}
+
+/// A run tool's description: what the sandbox has, its limits, and what the policy forbids.
+pub(super) fn describe_run_tool(
+    policy: &Policy,
+    language: Language,
+    manifest: Option<&Manifest>,
+) -> String {
+    let l = &policy.limits;
+    let runtime = describe_runtime(language, manifest);
     let ids = |action: Action| {
         policy
             .rules

@@ -19,21 +19,21 @@ pub(super) fn list() -> Vec<Resource> {
             .with_description("The active security policy: its rules (what is denied, warned, audited) and the sandbox limits")
             .with_mime_type("application/json"),
         Resource::new(ENVIRONMENTS_URI, "environments")
-            .with_description("The languages, images and libraries of the sandbox")
+            .with_description("The languages and their images: interpreter version and every package each image holds")
             .with_mime_type("application/json"),
     ]
 }
 
 /// One resource's contents; an unknown URI is a "resource not found" error that carries the
 /// URI and names the real ones.
-pub(super) fn read(
+pub(super) async fn read(
     shared: &Shared,
     uri: &str,
     tools: &[String],
 ) -> Result<ReadResourceResult, McpError> {
     let text = match uri {
         POLICY_URI => policy_resource(shared),
-        ENVIRONMENTS_URI => environments_resource(shared, tools),
+        ENVIRONMENTS_URI => environments_resource(shared, tools).await,
         other => {
             return Err(McpError::resource_not_found(
                 format!(
@@ -73,20 +73,33 @@ fn policy_resource(shared: &Shared) -> String {
     serde_json::to_string_pretty(&value).expect("json")
 }
 
-fn environments_resource(shared: &Shared, tools: &[String]) -> String {
+/// Each language's image and what its manifest names, once the sandbox has started (waiting
+/// a little for a start under way).
+async fn environments_resource(shared: &Shared, tools: &[String]) -> String {
     let config = shared.gateway.sandbox.config();
+    let sandbox = shared
+        .gateway
+        .sandbox
+        .started_within(std::time::Duration::from_secs(3))
+        .await;
+    let environment = |language: Language| match &sandbox {
+        Some(sandbox) => match sandbox.manifest(language) {
+            Some(m) => serde_json::json!({
+                "image": sandbox.image(language),
+                "runtime": m.runtime(),
+                "packages": m.packages.iter().map(|p| serde_json::json!({
+                    "name": p.name, "version": p.version, "modules": p.modules, "added": p.added,
+                })).collect::<Vec<_>>(),
+            }),
+            None => serde_json::json!({ "image": config.image(language), "error": "not prepared" }),
+        },
+        None => {
+            serde_json::json!({ "image": config.image(language), "error": "the sandbox is still starting (or could not start: see the server's log); read this again" })
+        }
+    };
     let value = serde_json::json!({
-        "python": {
-            "image": config.image(Language::Python),
-            "runtime": "Python 3.11 (Debian bookworm)",
-            "libraries": ["numpy", "pandas", "matplotlib", "scipy", "scikit-learn"],
-            "preloaded": ["numpy", "pandas", "matplotlib.pyplot (Agg)"],
-        },
-        "javascript": {
-            "image": config.image(Language::JavaScript),
-            "runtime": "Node.js 18 (Debian bookworm)",
-            "libraries": [],
-        },
+        "python": environment(Language::Python),
+        "javascript": environment(Language::JavaScript),
         "work_dir": "/work",
         "network": "none",
         "engine": config.engine.to_string(),

@@ -22,6 +22,12 @@ pub enum SandboxError {
     Engine { action: String, detail: String },
     #[error("the engine cannot run the sandbox's containers: {detail}\n  hint: {hint}")]
     EngineSetup { detail: String, hint: &'static str },
+    #[error("the image `{image}` cannot be used: {detail}\n  hint: {hint}")]
+    UnusableImage {
+        image: String,
+        detail: String,
+        hint: &'static str,
+    },
     #[error("image build failed: {0}")]
     Build(String),
     #[error(

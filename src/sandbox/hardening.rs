@@ -178,7 +178,10 @@ pub fn create_body(spec: &ContainerSpec, uid: u32) -> ContainerCreateBody {
     env.extend(spec.env.iter().map(|(k, v)| format!("{k}={v}")));
     ContainerCreateBody {
         image: Some(spec.image.clone()),
-        cmd: Some(spec.command.clone()),
+        // The runner's command replaces the image's entrypoint too: an image derived from a
+        // team's own may have one (a shell script), and the runner must be PID 1 itself.
+        entrypoint: Some(spec.command[..1].to_vec()),
+        cmd: Some(spec.command[1..].to_vec()),
         user: Some(format!("{uid}:{uid}")),
         working_dir: Some(WORK_DIR.to_owned()),
         hostname: Some(HOSTNAME.to_owned()),

@@ -42,6 +42,17 @@ fn recipe(language: Language) -> [(&'static str, &'static str); 3] {
     }
 }
 
+/// The runner files a sandbox image holds, as (path in the image, mode, contents): what a
+/// derived image gets (see [`super::derive`]).
+pub(super) fn runner_files(language: Language) -> Vec<(&'static str, u32, &'static str)> {
+    let [_, _, (name, text)] = recipe(language);
+    let path = match name {
+        "python/runner.py" => "/opt/sandbox/runner.py",
+        _ => "/opt/sandbox/runner.js",
+    };
+    vec![(path, 0o644, text)]
+}
+
 /// `code-sandbox-python:<first 12 hex digits of the recipe's SHA-256>`.
 pub fn default_image(language: Language) -> String {
     let digest = crate::policy::digest(
@@ -79,7 +90,7 @@ pub async fn exists(engine: &Engine, image: &str) -> Result<bool, SandboxError> 
 }
 
 /// Where to say what is happening: stderr, since stdout may carry the MCP protocol.
-fn progress(message: &str) {
+pub(super) fn progress(message: &str) {
     eprintln!("code-sandbox-mcp: {message}");
 }
 
@@ -230,8 +241,14 @@ async fn import(engine: &Engine, tarball: &Path, image: &str) -> Result<(), Sand
 }
 
 /// An exclusive lock held for the duration of a build.
-async fn build_lock() -> Result<std::fs::File, SandboxError> {
-    let path = std::env::temp_dir().join("code-sandbox-mcp-image-build.lock");
+pub(super) async fn build_lock() -> Result<std::fs::File, SandboxError> {
+    lock("code-sandbox-mcp-image-build.lock").await
+}
+
+/// An exclusive lock file of this name in the temporary directory. Derived images take their
+/// own (a derivation takes seconds and must not wait for a base image's build of minutes).
+pub(super) async fn lock(name: &str) -> Result<std::fs::File, SandboxError> {
+    let path = std::env::temp_dir().join(name);
     tokio::task::spawn_blocking(move || {
         let file = std::fs::OpenOptions::new()
             .create(true)

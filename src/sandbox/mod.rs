@@ -5,12 +5,15 @@
 //! next start, and every container is removed after its run, however the run ended.
 
 pub mod container;
+pub mod derive;
 pub mod engine;
 mod error;
 mod exec;
 mod hardening;
 mod host_files;
 pub mod images;
+pub mod manifest;
+mod oneshot;
 mod output;
 pub mod pool;
 mod preload;
@@ -24,6 +27,7 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
+pub use derive::Extras;
 pub use engine::{Engine, EngineChoice, EngineKind, SandboxError};
 pub use exec::Execution;
 pub use preload::Preload;
@@ -36,6 +40,7 @@ use crate::policy::Limits;
 use crate::workdir::InputFile;
 use container::{ContainerSpec, Started};
 use host_files::HostFiles;
+use manifest::Manifest;
 use pool::Pool;
 use uids::UidPool;
 
@@ -44,8 +49,11 @@ use uids::UidPool;
 pub struct SandboxConfig {
     /// The container engine to run in.
     pub engine: EngineChoice,
-    /// Image per language; unset means the image built from our recipe.
+    /// Image per language; unset means the image built from our recipe. Any image with the
+    /// language's interpreter works: the gateway derives one with its runner from it.
     pub images: HashMap<Language, String>,
+    /// Packages added to the images (derived on first use).
+    pub extras: Extras,
     /// Warm containers kept per language.
     pub pool_size: usize,
     /// Names of gateway environment variables passed into containers.
@@ -65,6 +73,7 @@ impl Default for SandboxConfig {
         SandboxConfig {
             engine: EngineChoice::Auto,
             images: HashMap::new(),
+            extras: Extras::default(),
             pool_size: 2,
             pass_through_env: Vec::new(),
             build_missing_images: true,
@@ -88,6 +97,7 @@ impl SandboxConfig {
 pub struct Sandbox {
     engine: Engine,
     pools: HashMap<Language, Arc<Pool>>,
+    manifests: HashMap<Language, Manifest>,
     limits: Limits,
     teardown: TaskTracker,
     instance: String,
@@ -110,20 +120,22 @@ impl Sandbox {
         let uids = UidPool::new(config.uids);
         let host_files = Arc::new(HostFiles::create()?);
         let mut pools = HashMap::new();
+        let mut manifests = HashMap::new();
         for &language in &config.languages {
-            let image = config.image(language);
-            images::ensure(
+            let prepared = derive::prepare(
                 &engine,
                 language,
-                &image,
+                &config.image(language),
+                config.extras.dir(language),
                 config.build_missing_images,
                 config.mirror.as_deref(),
             )
             .await?;
+            manifests.insert(language, prepared.manifest);
             let spec = ContainerSpec {
                 language,
                 preload: Preload::Full,
-                image,
+                image: prepared.image,
                 command: images::runner_command(language, gvisor),
                 limits: limits.clone(),
                 env: env.clone(),
@@ -141,6 +153,7 @@ impl Sandbox {
         Ok(Sandbox {
             engine,
             pools,
+            manifests,
             limits: limits.clone(),
             teardown: TaskTracker::new(),
             instance,
@@ -158,6 +171,11 @@ impl Sandbox {
     /// The image in use for a language, if it was prepared.
     pub fn image(&self, language: Language) -> Option<&str> {
         self.pools.get(&language).map(|p| p.spec().image.as_str())
+    }
+
+    /// What a language's image holds, if it was prepared.
+    pub fn manifest(&self, language: Language) -> Option<&Manifest> {
+        self.manifests.get(&language)
     }
 
     /// Waits until each pool holds `count` warm containers (for benchmarks and tests).
@@ -313,6 +331,22 @@ impl LazySandbox {
         let sandbox = Arc::new(Sandbox::start(&self.config, &self.limits).await?);
         *slot = Some(Arc::clone(&sandbox));
         Ok(sandbox)
+    }
+
+    /// The running sandbox, waiting at most `wait` for a start under way (never starting one).
+    pub async fn started_within(&self, wait: Duration) -> Option<Arc<Sandbox>> {
+        let deadline = tokio::time::Instant::now() + wait;
+        loop {
+            if let Ok(slot) = self.slot.try_lock()
+                && let Some(sandbox) = slot.as_ref()
+            {
+                return Some(Arc::clone(sandbox));
+            }
+            if tokio::time::Instant::now() >= deadline {
+                return None;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
     }
 
     pub async fn shutdown(&self) {

@@ -1,0 +1,135 @@
+# code-sandbox-mcp image setup for Python: run by the gateway with the image's own
+# interpreter, as `python3 -I -c <this file> <spec JSON>`, in a helper container with no
+# network. Python 3.8 or newer; nothing but the standard library.
+#
+# spec: {"install": bool, "files": {path: [mode, text]}, "wheelhouse": dir | null,
+#        "pip": path of a pip wheel | null, "min_version": [3, 8]}
+#
+# With "install" (a derived image is being made, as root, on a writable root): writes the
+# runner files, makes /work, installs every wheel of the wheelhouse with pip (no index:
+# nothing is downloaded), checks the result with `pip check` and bakes matplotlib's font
+# cache if matplotlib is there. Always: prints the manifest (JSON) on stdout, and with
+# "install" also writes it to /opt/sandbox/manifest.json.
+#
+# Failures are one "setup: ..." paragraph on stderr and a non-zero exit status:
+#   3 the interpreter is too old, 4 a wheelhouse problem, 5 pip failed, 6 pip check failed.
+
+import json
+import os
+import subprocess
+import sys
+
+spec = json.loads(sys.argv[1])
+
+
+def fail(status, message):
+    sys.stderr.write("setup: %s\n" % message)
+    sys.exit(status)
+
+
+def version():
+    return "%d.%d.%d" % sys.version_info[:3]
+
+
+if tuple(sys.version_info[:2]) < tuple(spec.get("min_version", [3, 8])):
+    fail(3, "Python %s is too old: the runner needs Python %d.%d or newer"
+         % ((version(),) + tuple(spec["min_version"])))
+
+
+def install_wheels(wheelhouse, pip):
+    wheels = sorted(os.path.join(wheelhouse, n) for n in os.listdir(wheelhouse) if n.endswith(".whl"))
+    if not wheels:
+        fail(4, "the wheelhouse holds no wheels (*.whl)")
+    command = [sys.executable, os.path.join(pip, "pip")] if pip else [sys.executable, "-m", "pip"]
+    env = dict(os.environ, PIP_BREAK_SYSTEM_PACKAGES="1", PIP_ROOT_USER_ACTION="ignore",
+               PIP_DISABLE_PIP_VERSION_CHECK="1", PIP_NO_CACHE_DIR="1", PIP_NO_INPUT="1")
+    done = subprocess.run(command + ["install", "--no-index", "--find-links", wheelhouse,
+                                     "--only-binary", ":all:", "--no-warn-script-location"]
+                          + wheels, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          universal_newlines=True)
+    if done.returncode != 0:
+        lines = [l for l in done.stdout.splitlines() if l.strip()]
+        fail(5, "pip could not install the wheelhouse:\n" + "\n".join(lines[-12:]))
+    checked = subprocess.run(command + ["check"], env=env, stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, universal_newlines=True)
+    if checked.returncode != 0:
+        fail(6, "the wheels conflict with what the image has (pip check):\n" + checked.stdout.strip())
+
+
+def install():
+    for path, (mode, text) in sorted(spec["files"].items()):
+        os.makedirs(os.path.dirname(path), mode=0o755, exist_ok=True)
+        with open(path, "w") as f:
+            f.write(text)
+        os.chmod(path, mode)
+    os.makedirs("/work", exist_ok=True)
+    os.chmod("/work", 0o1777)
+    if spec.get("wheelhouse"):
+        install_wheels(spec["wheelhouse"], spec.get("pip"))
+    import importlib.util
+    if importlib.util.find_spec("matplotlib") and os.path.exists("/opt/sandbox/runner.py"):
+        subprocess.run([sys.executable, "/opt/sandbox/runner.py", "--bake"],
+                       stdout=subprocess.DEVNULL, env={"PATH": "/usr/bin:/bin", "HOME": "/nonexistent"})
+        for root, dirs, files in os.walk("/opt/sandbox"):
+            for name in dirs + files:
+                os.chmod(os.path.join(root, name), 0o755 if name in dirs else 0o644)
+
+
+def debian_packages():
+    packages = []
+    try:
+        with open("/var/lib/dpkg/status", encoding="utf-8", errors="replace") as f:
+            for stanza in f.read().split("\n\n"):
+                fields = dict(l.split(": ", 1) for l in stanza.splitlines() if ": " in l and not l.startswith(" "))
+                if fields.get("Status", "").endswith(" installed"):
+                    packages.append({"name": fields.get("Package", "?"), "version": fields.get("Version", "?")})
+    except OSError:
+        pass
+    return sorted(packages, key=lambda p: p["name"])
+
+
+def python_packages(added):
+    from importlib import metadata
+    found = {}
+    for dist in metadata.distributions():
+        name = dist.metadata["Name"]
+        if not name or name.lower() in found:
+            continue
+        top = (dist.read_text("top_level.txt") or "").split()
+        if not top:
+            for entry in dist.files or []:
+                parts = entry.parts
+                if len(parts) > 1 and not parts[0].endswith((".dist-info", ".egg-info", ".data")) \
+                        and parts[0] != "..":
+                    top.append(parts[0])
+                elif len(parts) == 1 and entry.suffix == ".py":
+                    top.append(entry.stem)
+        modules = sorted({m for m in top if m.isidentifier() and not m.startswith("_")})
+        found[name.lower()] = {"name": name, "version": dist.version, "modules": modules,
+                               "added": name.lower().replace("_", "-") in added}
+    return sorted(found.values(), key=lambda p: p["name"].lower())
+
+
+def added_names():
+    names = set()
+    if spec.get("wheelhouse"):
+        for n in os.listdir(spec["wheelhouse"]):
+            if n.endswith(".whl"):
+                names.add(n.split("-")[0].lower().replace("_", "-"))
+    return names
+
+
+if spec.get("install"):
+    install()
+manifest = {
+    "language": "python",
+    "interpreter": {"name": "Python", "version": version(), "path": sys.executable},
+    "packages": python_packages(added_names()),
+    "system": debian_packages(),
+}
+text = json.dumps(manifest, indent=1, sort_keys=True)
+if spec.get("install"):
+    with open("/opt/sandbox/manifest.json", "w") as f:
+        f.write(text + "\n")
+    os.chmod("/opt/sandbox/manifest.json", 0o644)
+sys.stdout.write(text)

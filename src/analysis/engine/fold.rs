@@ -601,6 +601,17 @@ pub fn combine_ints(op: BinOp, l: i128, r: i128) -> Option<i128> {
     })
 }
 
+/// `os.path.expanduser`: `~` and `~/...` are the sandbox user's home, the work dir. `~name`
+/// is another user's home directory, which the passwd database decides at run time
+/// (`~sys` is `/dev`): not foldable.
+fn expand_user(path: &str) -> Option<String> {
+    match path.strip_prefix('~') {
+        Some(rest) if rest.is_empty() || rest.starts_with('/') => Some(format!("/work{rest}")),
+        Some(_) => None,
+        None => Some(path.to_owned()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -617,16 +628,5 @@ mod tests {
         assert_eq!(combine_ints(BinOp::Shl, 1, 40), Some(1 << 40));
         assert_eq!(combine_ints(BinOp::Shl, 1, 1 << 40), Some(i128::MAX));
         assert_eq!(combine_ints(BinOp::Shl, 1, 127), Some(i128::MAX));
-    }
-}
-
-/// `os.path.expanduser`: `~` and `~/...` are the sandbox user's home, the work dir. `~name`
-/// is another user's home directory, which the passwd database decides at run time
-/// (`~sys` is `/dev`): not foldable.
-fn expand_user(path: &str) -> Option<String> {
-    match path.strip_prefix('~') {
-        Some(rest) if rest.is_empty() || rest.starts_with('/') => Some(format!("/work{rest}")),
-        Some(_) => None,
-        None => Some(path.to_owned()),
     }
 }

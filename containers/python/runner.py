@@ -724,6 +724,12 @@ def _finish(module, status, status_fd):
         except BaseException as exc:
             _report_exception(exc)
     # Before the atexit callbacks: matplotlib registers one that closes every figure.
+    global _figures
+    if _figures is None and "matplotlib.pyplot" in sys.modules:
+        try:
+            _figures = _Figures(sys.modules["matplotlib.pyplot"])
+        except BaseException as exc:
+            _report_exception(exc)
     if _figures is not None:
         try:
             _figures.save()
@@ -763,7 +769,10 @@ def run_program():
         pass
     _warm_up()
     global _figures
-    _figures = _Figures(sys.modules["matplotlib.pyplot"])
+    # A light runner, or an image without matplotlib, has no pyplot yet: figures of code that
+    # imports it are taken at the end (under Agg, show() neither blocks nor closes them).
+    if "matplotlib.pyplot" in sys.modules:
+        _figures = _Figures(sys.modules["matplotlib.pyplot"])
     _full_write_streams()
     _write_all(STATUS_FD, b"r")
     parts = []

@@ -69,58 +69,44 @@ async fn faults_from_outside_are_reported_and_recovered_from() {
     sandbox.shutdown().await;
 
     // 2. The image is deleted while serving: a clear error naming the image and the fix,
-    //    and runs work again once it is back.
-    let copy = "code-sandbox-python:fault-test";
-    let original = images::default_image(Language::Python);
-    assert!(
+    //    and runs work again once it is back. (The recipe's own image: a team's image is
+    //    served through a derived layer of its own, which its removal does not touch.)
+    let image = images::default_image(Language::Python);
+    let backup = "code-sandbox-python:fault-test-backup";
+    let docker = |args: &[&str]| {
         Command::new("docker")
-            .args(["tag", &original, copy])
+            .args(args)
             .status()
             .unwrap()
             .success()
-    );
+    };
+    assert!(docker(&["tag", &image, backup]));
     let config = SandboxConfig {
         pool_size: 0,
         languages: vec![Language::Python],
-        images: [(Language::Python, copy.to_owned())].into(),
         ..Default::default()
     };
     let sandbox = Sandbox::start(&config, &tight_limits()).await.unwrap();
-    assert_eq!(
-        sandbox
-            .run(Language::Python, "print(1)", std::future::pending())
-            .await
-            .unwrap()
-            .stdout,
-        "1\n"
-    );
-    assert!(
-        Command::new("docker")
-            .args(["rmi", copy])
-            .status()
-            .unwrap()
-            .success()
-    );
-    match sandbox
+    let first = sandbox
+        .run(Language::Python, "print(1)", std::future::pending())
+        .await;
+    assert!(docker(&["rmi", &image]));
+    let missing = sandbox
         .run(Language::Python, "print(2)", std::future::pending())
-        .await
-    {
+        .await;
+    assert!(docker(&["tag", backup, &image]));
+    assert!(docker(&["rmi", backup]));
+    assert_eq!(first.unwrap().stdout, "1\n");
+    match missing {
         Err(error @ SandboxError::ImageMissing { .. }) => {
             let message = error.to_string();
             assert!(
-                message.contains(copy) && message.contains("images build"),
+                message.contains(&image) && message.contains("images build"),
                 "{message}"
             );
         }
         other => panic!("expected a missing-image error, got {other:?}"),
     }
-    assert!(
-        Command::new("docker")
-            .args(["tag", &original, copy])
-            .status()
-            .unwrap()
-            .success()
-    );
     assert_eq!(
         sandbox
             .run(Language::Python, "print(3)", std::future::pending())
@@ -130,7 +116,6 @@ async fn faults_from_outside_are_reported_and_recovered_from() {
         "3\n"
     );
     sandbox.shutdown().await;
-    Command::new("docker").args(["rmi", copy]).output().unwrap();
 
     // 3. The gateway is killed with SIGKILL mid-run: its container stays behind, and the next
     //    gateway to start reaps it.

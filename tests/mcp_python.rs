@@ -52,84 +52,73 @@ fn venv_python() -> PathBuf {
     python
 }
 
-#[test]
-fn the_official_python_client_works_end_to_end() {
+/// Runs a client script of tests/mcp/ against the server under a policy written from `policy`
+/// (YAML), and checks that it succeeded and printed every `ok ...` line in `checks`.
+fn run_client_script(script: &str, policy: &str, checks: &[&str]) {
     common::ensure_images();
     let python = venv_python();
     let dir = tempfile::tempdir().unwrap();
-    let policy = dir.path().join("short.yaml");
-    std::fs::write(
-        &policy,
-        "name: test-short\nextends: standard\nlimits:\n  timeout: 3s\n",
-    )
-    .unwrap();
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/python_client.py");
+    let policy_path = dir.path().join("policy.yaml");
+    std::fs::write(&policy_path, policy).unwrap();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/mcp")
+        .join(script);
     let output = Command::new(python)
-        .arg(script)
+        .arg(&script)
         .arg(env!("CARGO_BIN_EXE_code-sandbox-mcp"))
-        .arg(&policy)
+        .arg(&policy_path)
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
         output.status.success(),
-        "python client failed\n--- stdout\n{stdout}\n--- stderr\n{stderr}"
+        "{} failed\n--- stdout\n{stdout}\n--- stderr\n{stderr}",
+        script.display()
     );
-    for check in [
-        "ok list_tools",
-        "ok run_python_code",
-        "ok a denied snippet",
-        "ok a timeout",
-        "ok check_code",
-        "ok 20 MB of code over stdio",
-        "ok streamable HTTP",
-        "ok the Python SDK's Client",
-        "ok fastmcp's Client",
-        "ok the bearer token",
-        "ok a non-loopback",
-        "ok 20 concurrent calls",
-        "ok no client logged or raised a warning",
-    ] {
+    for check in checks {
         assert!(stdout.contains(check), "missing `{check}` in\n{stdout}");
     }
+}
+
+#[test]
+fn the_official_python_client_works_end_to_end() {
+    run_client_script(
+        "python_client.py",
+        "name: test-short\nextends: standard\nlimits:\n  timeout: 3s\n",
+        &[
+            "ok list_tools",
+            "ok run_python_code",
+            "ok a denied snippet",
+            "ok a timeout",
+            "ok check_code",
+            "ok 20 MB of code over stdio",
+            "ok streamable HTTP",
+            "ok the Python SDK's Client",
+            "ok fastmcp's Client",
+            "ok the bearer token",
+            "ok a non-loopback",
+            "ok 20 concurrent calls",
+            "ok no client logged or raised a warning",
+        ],
+    );
 }
 
 /// Figures, files in and out, run files read back, and their owner, with the official client
 /// over stdio and HTTP (tests/mcp/files_client.py).
 #[test]
 fn figures_and_files_travel_with_the_official_python_client() {
-    common::ensure_images();
-    let python = venv_python();
-    let dir = tempfile::tempdir().unwrap();
-    let policy = dir.path().join("files.yaml");
-    std::fs::write(
-        &policy,
+    run_client_script(
+        "files_client.py",
         "name: test-files\nextends: standard\nlimits:\n  figures: 2\n  files_in: 3\n  files_in_bytes: 64KiB\n",
-    )
-    .unwrap();
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/files_client.py");
-    let output = Command::new(python)
-        .arg(script)
-        .arg(env!("CARGO_BIN_EXE_code-sandbox-mcp"))
-        .arg(&policy)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        output.status.success(),
-        "files client failed\n--- stdout\n{stdout}\n--- stderr\n{stderr}"
+        &[
+            "ok figures come back as PNGs",
+            "ok CSV in, pandas chart and CSV out",
+            "ok binary files go in as base64",
+            "ok JavaScript takes files in",
+            "ok bad file entries are errors",
+            "ok figures over the limit are reported",
+            "ok over HTTP, a run's files are read by its client and refused to another",
+        ],
     );
-    for check in [
-        "ok figures come back as PNGs",
-        "ok CSV in, pandas chart and CSV out",
-        "ok binary files go in as base64",
-        "ok JavaScript takes files in",
-        "ok bad file entries are errors",
-        "ok figures over the limit are reported",
-        "ok over HTTP, a run's files are read by its client and refused to another",
-    ] {
-        assert!(stdout.contains(check), "missing `{check}` in\n{stdout}");
-    }
 }

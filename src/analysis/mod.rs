@@ -157,12 +157,20 @@ pub struct Analysis {
     pub carried: Carried,
     source: String,
     tree: Option<Tree>,
+    /// Work the analysis took, in steps of its budget, nested code included.
+    steps: u64,
 }
 
 impl Analysis {
     /// The (lossily decoded) source the facts refer to.
     pub fn source(&self) -> &str {
         &self.source
+    }
+
+    /// Work the analysis took, in steps of the budget that bounds it (see the engine), code
+    /// it analyzed from text included: what a benchmark or a test of its cost counts.
+    pub fn steps(&self) -> u64 {
+        self.steps
     }
 
     /// Runs a raw tree-sitter query over the snippet, within the query's match and time limits.
@@ -222,6 +230,7 @@ fn analyze_at(
             carried: context.clone(),
             source: text,
             tree: None,
+            steps: 0,
         };
     }
     let (text, encoding_problem) = match std::str::from_utf8(source) {
@@ -274,6 +283,7 @@ fn analyze_at(
             carried: context.clone(),
             source: text,
             tree: None,
+            steps: 0,
         };
     };
     let mut out = collect::Collector::new(&text);
@@ -317,6 +327,7 @@ fn analyze_at(
     let mut engine = engine::Engine::new(&ir, &text, dialect, out, context, role, strict_mode);
     engine.run();
     let carried = engine.carried();
+    let mut steps = engine.steps_spent();
     let nested = std::mem::take(&mut engine.nested);
     let mut out = engine.into_collector();
     for inner in nested {
@@ -338,6 +349,7 @@ fn analyze_at(
             context,
             Role::RunFromText,
         );
+        steps += analysis.steps;
         for fact in analysis.facts {
             let span = match &inner.origins {
                 None => inner.span,
@@ -367,6 +379,7 @@ fn analyze_at(
         carried,
         source: text,
         tree: Some(tree),
+        steps,
     }
 }
 
@@ -627,6 +640,115 @@ mod tests {
         assert!(kinds(Language::Python, chain.as_bytes()).contains(&DynamicKind::AnalysisLimit));
         let js = format!("x = {}1{}", "[".repeat(50_000), "]".repeat(50_000));
         let _ = analyze(Language::JavaScript, js.as_bytes());
+    }
+
+    /// A binary search whose bounds come from its own recursive calls: following each call's
+    /// returns from every other call once took time exponential in the recursion.
+    const RECURSIVE_SEARCH_JS: &str = "function search(a, key, start, end) {
+  if (start > end) return start
+  const mid = Math.floor((start + end) / 2)
+  if (a[mid] < key) return search(a, key, mid + 1, end)
+  else if (a[mid] > key) return search(a, key, start, mid - 1)
+  return mid
+}
+console.log(search([1, 2, 3], 2, 0, 2))
+";
+
+    #[test]
+    fn recursive_functions_cost_a_few_steps_a_node() {
+        let python = "def search(a, key, start, end):
+    if start > end:
+        return start
+    mid = (start + end) // 2
+    if a[mid] < key:
+        return search(a, key, mid + 1, end)
+    elif a[mid] > key:
+        return search(a, key, start, mid - 1)
+    return mid
+print(search([1, 2, 3], 2, 0, 2))
+";
+        // Many functions calling each other and themselves, each handing on its parameters.
+        let mut web = String::new();
+        for f in 0..6 {
+            web.push_str(&format!(
+                "function f{f}(a, b, c, d) {{
+  if (a > d) return a
+"
+            ));
+            for g in 0..6 {
+                web.push_str(&format!(
+                    "  if (b < {g}) return f{g}(b, c, d, a + 1)
+"
+                ));
+            }
+            web.push_str(
+                "  return f0(d, c, b, a)
+}
+",
+            );
+        }
+        web.push_str(
+            "console.log(f0(1, 2, 3, 4))
+",
+        );
+        for (language, code) in [
+            (Language::JavaScript, RECURSIVE_SEARCH_JS),
+            (Language::Python, python),
+            (Language::JavaScript, web.as_str()),
+        ] {
+            let analysis = analyze(language, code.as_bytes());
+            let kinds = kinds(language, code.as_bytes());
+            assert!(!kinds.contains(&DynamicKind::AnalysisLimit), "{code}");
+            // Far below the budget: ordinary code takes a few steps a node.
+            let steps_per_byte = analysis.steps() as f64 / code.len() as f64;
+            assert!(
+                steps_per_byte < 2.0,
+                "{} steps for {} bytes of\n{code}",
+                analysis.steps(),
+                code.len()
+            );
+        }
+    }
+
+    /// The engine over `code` with a budget of `steps`, as `analyze` runs it.
+    fn kinds_with_budget(language: Language, code: &str, steps: u64) -> Vec<DynamicKind> {
+        let (tree, text) = parse_faithfully(language, code.to_owned()).expect("parses");
+        let (ir, dialect): (ir::Ir, &'static dyn dialect::Dialect) = match language {
+            Language::Python => (python::lower(tree.root_node(), &text).ir, &python::PYTHON),
+            Language::JavaScript => (
+                javascript::lower(tree.root_node(), &text).ir,
+                &javascript::JAVASCRIPT,
+            ),
+        };
+        let context = Carried::default();
+        let out = collect::Collector::new(&text);
+        let mut engine =
+            engine::Engine::new(&ir, &text, dialect, out, &context, Role::Program, false);
+        engine.set_budget(steps);
+        engine.run();
+        assert!(engine.steps_spent() <= steps);
+        engine
+            .into_collector()
+            .into_facts()
+            .into_iter()
+            .filter_map(|f| match f.kind {
+                FactKind::Dynamic { kind, .. } => Some(kind),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_spent_budget_stops_the_analysis_and_is_reported() {
+        let needed = analyze(Language::JavaScript, RECURSIVE_SEARCH_JS.as_bytes()).steps();
+        assert!(needed > 10);
+        let cut = kinds_with_budget(Language::JavaScript, RECURSIVE_SEARCH_JS, needed / 2);
+        assert!(cut.contains(&DynamicKind::AnalysisLimit), "{cut:?}");
+        let whole = kinds_with_budget(Language::JavaScript, RECURSIVE_SEARCH_JS, needed);
+        assert!(!whole.contains(&DynamicKind::AnalysisLimit), "{whole:?}");
+        let python = "import os\nx = os\ny = x\ny.system('id')\n";
+        let cut = kinds_with_budget(Language::Python, python, 2);
+        assert!(cut.contains(&DynamicKind::AnalysisLimit), "{cut:?}");
     }
 
     #[test]

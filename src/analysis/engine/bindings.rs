@@ -81,7 +81,14 @@ impl<'a> Engine<'a> {
             | Kind::Catch { target: Some(t) }
             | Kind::Capture(t)
             | Kind::Param { target: t, .. } => self.bind(t, Source::Unknown),
-            Kind::Function { name: Some(n), .. } | Kind::Class { name: Some(n), .. } => {
+            Kind::Function { name, .. } => {
+                let mut changed = self.taint_returns(id);
+                if let Some(n) = name {
+                    changed |= self.bind(n, Source::Meanings(vec![Meaning::of(Value::Local(id))]));
+                }
+                changed
+            }
+            Kind::Class { name: Some(n), .. } => {
                 self.bind(n, Source::Meanings(vec![Meaning::of(Value::Local(id))]))
             }
             Kind::Import { .. } => self.bind_import(id),

@@ -19,7 +19,7 @@ impl<'a> Engine<'a> {
     }
 
     fn candidates_at(&mut self, id: NodeId, depth: usize) -> Option<Vec<String>> {
-        if depth > MAX_CANDIDATE_DEPTH {
+        if depth > MAX_CANDIDATE_DEPTH || !self.spend() {
             return None;
         }
         if let Some(one) = self.fold(id, 0) {
@@ -128,7 +128,7 @@ impl<'a> Engine<'a> {
     /// parameter) the arguments of its function's calls; an expression that is no such name
     /// is its own source. `None` when some binding is of another kind, or leads too far.
     fn value_sources(&mut self, id: NodeId, depth: usize) -> Option<Vec<NodeId>> {
-        if depth > MAX_CANDIDATE_DEPTH {
+        if depth > MAX_CANDIDATE_DEPTH || !self.spend() {
             return None;
         }
         let id = self.ir.unparen(id);

@@ -20,6 +20,9 @@ impl<'a> Engine<'a> {
             Memo::InProgress => return None,
             Memo::Unknown => {}
         }
+        if !self.spend() {
+            return None;
+        }
         if depth > MAX_EXPR_DEPTH {
             self.record_too_deep(id);
             return None;

@@ -9,6 +9,7 @@
 //! anywhere counts, so hiding one in dead code or reordering statements hides nothing.
 
 mod bindings;
+mod budget;
 mod callsites;
 mod candidates;
 mod carried;
@@ -118,9 +119,13 @@ pub struct Engine<'a> {
     sites: Option<HashMap<(ScopeId, Sym), Sites>>,
     /// For each function, its calls when it is only ever called by name (see [`callsites`]).
     calls_of: HashMap<NodeId, Option<Rc<[NodeId]>>>,
+    /// For each function, what the values it returns may be as far as computed lookups go,
+    /// learned with the bindings (see [`taint`]).
+    returned_taint: HashMap<NodeId, taint::Taint>,
     memo: Vec<Memo<Rc<[Meaning]>>>,
     folds: Vec<Memo<Option<Rc<str>>>>,
     too_deep: Vec<NodeId>,
+    budget: budget::Budget,
 }
 
 impl<'a> Engine<'a> {
@@ -161,9 +166,11 @@ impl<'a> Engine<'a> {
             returns,
             sites: None,
             calls_of: HashMap::new(),
+            returned_taint: HashMap::new(),
             memo: vec![Memo::Unknown; n],
             folds: vec![Memo::Unknown; n],
             too_deep: Vec::new(),
+            budget: budget::Budget::for_nodes(n),
         }
     }
 
@@ -179,6 +186,7 @@ impl<'a> Engine<'a> {
             // Module-level names may hold what no binding shows: learn again without
             // folding them.
             self.bindings.clear();
+            self.returned_taint.clear();
             self.settle_bindings(&binding_nodes);
         }
         if self.role == Role::RunFromText && self.rewrites.any() {
@@ -194,18 +202,20 @@ impl<'a> Engine<'a> {
             self.dialect.report(self, id);
         }
         self.report_too_deep();
+        self.report_budget();
     }
 
     fn settle_bindings(&mut self, binding_nodes: &[NodeId]) {
         let mut settled = false;
         for _ in 0..BINDING_ROUNDS {
             self.forget();
-            if !self.collect_bindings(binding_nodes) {
+            if !self.collect_bindings(binding_nodes) || self.budget.exhausted() {
                 settled = true;
                 break;
             }
         }
         self.forget();
+        // Bindings cut short by the budget are reported as that, in `report_budget`.
         if !settled {
             self.dynamic(
                 self.ir.root(),
@@ -287,6 +297,37 @@ impl<'a> Engine<'a> {
         });
         if !overlaps && self.too_deep.len() < MAX_DEEP_REGIONS {
             self.too_deep.push(node);
+        }
+    }
+
+    /// Takes one step of analysis work; false once the budget is spent, when the caller
+    /// answers "unknown" at once (see [`budget`]).
+    pub fn spend(&mut self) -> bool {
+        self.budget.spend()
+    }
+
+    /// Steps of analysis work taken so far.
+    pub fn steps_spent(&self) -> u64 {
+        self.budget.spent()
+    }
+
+    /// Replaces the work budget: tests give a small one to see it run out.
+    #[cfg(test)]
+    pub fn set_budget(&mut self, steps: u64) {
+        self.budget = budget::Budget::of(steps);
+    }
+
+    fn report_budget(&mut self) {
+        if self.budget.exhausted() {
+            let limit = self.budget.limit();
+            self.dynamic(
+                self.ir.root(),
+                DynamicKind::AnalysisLimit,
+                format!(
+                    "the analysis took more than its {limit} steps (values followed along too \
+                     many paths) and stopped; what it did not finish may hide anything"
+                ),
+            );
         }
     }
 

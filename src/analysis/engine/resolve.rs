@@ -22,6 +22,9 @@ impl<'a> Engine<'a> {
             Memo::InProgress => return Rc::from([]),
             Memo::Unknown => {}
         }
+        if !self.spend() {
+            return Rc::from([]);
+        }
         if depth > MAX_EXPR_DEPTH {
             self.record_too_deep(id);
             return Rc::from([]);

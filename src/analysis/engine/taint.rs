@@ -6,13 +6,16 @@
 //! they are passed to (callbacks' too) carry the same. A call of something that may be code is
 //! what the strict policy denies; used as data (compared, printed, counted, copied, its
 //! ordinary methods called) it reaches nothing.
+//!
+//! What a function of the snippet returns is learned with the bindings, once per round, and
+//! a call reads that: following a function's returns from each of its calls would follow a
+//! recursive function's calls of itself along every path, a cost exponential in its depth.
+//! So one expression's taint looks only at the expression itself, its names' bindings and
+//! those summaries.
 
-use super::Engine;
 use super::bindings::Source;
+use super::{Engine, MAX_EXPR_DEPTH};
 use crate::analysis::ir::{BinOp, Kind, NodeId, Splat};
-
-/// Deepest expression the taint check follows.
-const MAX_TAINT_DEPTH: usize = 24;
 
 /// What a value may be, as far as computed lookups go.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -34,6 +37,11 @@ impl Taint {
     };
     const HOLDS: Taint = Taint {
         is: false,
+        holds: true,
+    };
+    /// What a value the analysis did not follow may be.
+    const ANY: Taint = Taint {
+        is: true,
         holds: true,
     };
 
@@ -79,10 +87,14 @@ impl<'a> Engine<'a> {
     }
 
     fn taint_at(&mut self, id: NodeId, depth: usize) -> Taint {
-        if depth > MAX_TAINT_DEPTH {
-            // Recursive functions reach this through their own parameters in ordinary code,
-            // so failing closed here would deny them; parentheses no longer count (below).
-            return Taint::NONE;
+        // The walk stays inside one expression, so only nesting makes it deep; what it did not
+        // follow may be anything, and is reported.
+        if depth > MAX_EXPR_DEPTH {
+            self.record_too_deep(id);
+            return Taint::ANY;
+        }
+        if !self.spend() {
+            return Taint::ANY;
         }
         let ir = self.ir;
         let next = depth + 1;
@@ -159,31 +171,44 @@ impl<'a> Engine<'a> {
                         // A callback's results become what the call returns, or its elements
                         // (`[n].map(s => P[s])[0]`).
                         if let Kind::Function { .. } = ir.kind(ir.unparen(value)) {
-                            let values = self
-                                .returns
-                                .get(&ir.unparen(value))
-                                .cloned()
-                                .unwrap_or_default();
-                            for v in values {
-                                let returned = self.taint_at(v, next);
-                                taint = taint.or(returned).or(returned.stored());
-                            }
+                            let returned = self.returned_taint(ir.unparen(value));
+                            taint = taint.or(returned).or(returned.stored());
                         }
                     }
                 }
                 // What a function of the snippet returns.
                 for m in self.resolve(callee, 0).to_vec() {
                     if let super::meaning::Value::Local(function) = m.value {
-                        let values = self.returns.get(&function).cloned().unwrap_or_default();
-                        for v in values {
-                            taint = taint.or(self.taint_at(v, next));
-                        }
+                        taint = taint.or(self.returned_taint(function));
                     }
                 }
                 taint
             }
             _ => Taint::NONE,
         }
+    }
+
+    /// What the values a function returns may be, as learned so far.
+    fn returned_taint(&self, function: NodeId) -> Taint {
+        self.returned_taint
+            .get(&function)
+            .copied()
+            .unwrap_or_default()
+    }
+
+    /// Learns what a function's `return` values may be; true if that is new.
+    pub(super) fn taint_returns(&mut self, function: NodeId) -> bool {
+        let values = self.returns.get(&function).cloned().unwrap_or_default();
+        let mut taint = Taint::NONE;
+        for v in values {
+            taint = taint.or(self.taint(v));
+        }
+        let known = self.returned_taint(function);
+        if known.or(taint) == known {
+            return false;
+        }
+        self.returned_taint.insert(function, known.or(taint));
+        true
     }
 
     /// `x[k]`: a lookup by a key that is neither constant, nor a number, nor one of `x`'s own

@@ -65,8 +65,9 @@ pub enum StrFn {
     Same,
     /// `str(data, encoding)`: the same text only when the codec passes ASCII through as it is.
     Recode,
-    /// `new URL(url)`: the URL itself; with a base (`new URL("passwd", "file:///etc/")`) a
-    /// resolution the analyzer does not fold, so the path is unproven.
+    /// `new URL(url)`, `url.fileURLToPath(url)`: the URL itself, or the path of a `file:` URL
+    /// as Node reads it (`%2e%2e` is `..`); with a base (`new URL("passwd",
+    /// "file:///etc/")`) a resolution the analyzer does not fold, so the path is unproven.
     Url,
     /// `chr(n)`; `String.fromCharCode(a, b, ...)` (`all` arguments).
     Chr {

@@ -197,6 +197,66 @@ pub fn hex_text(encoded: &str) -> Option<String> {
     String::from_utf8(bytes).ok()
 }
 
+/// A URL as Node's file functions take it (`fs.readFileSync(new URL(u))`): a `file:` URL
+/// becomes the path WHATWG parsing and `url.fileURLToPath` make of it, so `%2e%2e` is `..`
+/// and `%73elf` is `self` as they are to the kernel. Tabs and newlines are dropped anywhere
+/// and spaces and control characters at either end; the query and fragment are cut off;
+/// the host must be empty or `localhost`; percent escapes are decoded. `None` where Node
+/// would refuse the URL (another host, an encoded `/`, bytes that are not UTF-8). A URL of
+/// another scheme stays as it is: the network's, not a file.
+pub fn node_url_path(url: &str) -> Option<String> {
+    let cleaned: String = url
+        .trim_matches(|c: char| c <= ' ')
+        .chars()
+        .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
+        .collect();
+    let Some(scheme_end) = cleaned.find(':') else {
+        return Some(cleaned);
+    };
+    if !cleaned[..scheme_end].eq_ignore_ascii_case("file") {
+        return Some(cleaned);
+    }
+    // A special URL reads `\` as `/`.
+    let rest = cleaned[scheme_end + 1..].replace('\\', "/");
+    let rest = rest.split(['?', '#']).next().unwrap_or_default();
+    let path = match rest.strip_prefix("//") {
+        Some(authority) => {
+            let (host, path) = authority.split_at(authority.find('/').unwrap_or(authority.len()));
+            if !(host.is_empty() || host.eq_ignore_ascii_case("localhost")) {
+                return None;
+            }
+            path
+        }
+        None => rest,
+    };
+    let mut bytes = Vec::with_capacity(path.len());
+    let raw = path.as_bytes();
+    let mut i = 0;
+    while i < raw.len() {
+        if raw[i] == b'%'
+            && let Some(byte) = raw
+                .get(i + 1..i + 3)
+                .and_then(|h| std::str::from_utf8(h).ok())
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+        {
+            if byte == b'/' {
+                return None;
+            }
+            bytes.push(byte);
+            i += 3;
+        } else {
+            bytes.push(raw[i]);
+            i += 1;
+        }
+    }
+    let path = String::from_utf8(bytes).ok()?;
+    Some(if path.starts_with('/') {
+        path
+    } else {
+        format!("/{path}")
+    })
+}
+
 /// ROT13, as `codecs.decode(s, 'rot13')` applies it.
 pub fn rot13(text: &str) -> String {
     text.chars()
@@ -258,6 +318,36 @@ mod tests {
     fn js_identifiers() {
         assert_eq!(decode_js_identifier(r"\u0065val"), "eval");
         assert_eq!(decode_js_identifier(r"ev\u{61}l"), "eval");
+    }
+
+    #[test]
+    fn file_urls_read_as_node_reads_them() {
+        let path = |u| node_url_path(u);
+        assert_eq!(
+            path("file:///tmp/%2e%2e/etc/passwd").as_deref(),
+            Some("/tmp/../etc/passwd")
+        );
+        assert_eq!(
+            path("file:///tmp/%2E./proc/%73elf/environ").as_deref(),
+            Some("/tmp/../proc/self/environ")
+        );
+        assert_eq!(
+            path("FILE://localhost/etc/hosts").as_deref(),
+            Some("/etc/hosts")
+        );
+        assert_eq!(
+            path(" file:/tmp/.\n./etc\\x?q#f").as_deref(),
+            Some("/tmp/../etc/x")
+        );
+        assert_eq!(path("file:etc/passwd").as_deref(), Some("/etc/passwd"));
+        assert_eq!(path("file://evil/etc/passwd"), None);
+        assert_eq!(path("file:///tmp/a%2fb"), None);
+        assert_eq!(path("file:///tmp/%ff"), None);
+        assert_eq!(path("file:///tmp/100%"), Some("/tmp/100%".to_owned()));
+        assert_eq!(
+            path("https://example.com/%2e%2e").as_deref(),
+            Some("https://example.com/%2e%2e")
+        );
     }
 
     #[test]

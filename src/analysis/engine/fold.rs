@@ -10,7 +10,7 @@ use super::meaning::Value;
 use super::{Engine, MAX_EXPR_DEPTH, MAX_FOLDED_LEN, Memo};
 use crate::analysis::dialect::{StrFn, StrMethod};
 use crate::analysis::ir::{BinOp, CollectionKind, Kind, NodeId, UnOp};
-use crate::analysis::text::{base64_text, hex_text, rot13};
+use crate::analysis::text::{base64_text, hex_text, node_url_path, rot13};
 
 impl<'a> Engine<'a> {
     /// The constant string an expression evaluates to.
@@ -248,7 +248,7 @@ impl<'a> Engine<'a> {
         match function {
             StrFn::Same | StrFn::Recode => self.fold(first, depth).map(|s| s.to_string()),
             StrFn::Url if args.len() > 1 => None,
-            StrFn::Url => self.fold(first, depth).map(|s| s.to_string()),
+            StrFn::Url => node_url_path(&self.fold(first, depth)?),
             StrFn::Chr { all } => {
                 let codes = if all { args } else { &args[..1] };
                 codes

@@ -111,6 +111,9 @@ fn escape(e: &Engine, id: NodeId) -> Option<&'static str> {
                 return Some("stored in a container");
             }
             Kind::Spread(_) => return Some("spread into a container"),
+            Kind::Interp { .. } if is_tagged_substitution(e, parent) => {
+                return Some("passed to a template tag");
+            }
             Kind::Return(_) => return Some("returned"),
             Kind::Yield => return Some("yielded"),
             Kind::Raise => return Some("raised"),
@@ -129,6 +132,30 @@ fn escape(e: &Engine, id: NodeId) -> Option<&'static str> {
         };
         child = next;
     }
+}
+
+/// A substitution of a tagged template (`` tag`${x}` ``): the tag is called with its value.
+/// The template is lowered as the call's one argument; a template the source passes in
+/// parentheses (`` f(`${x}`) ``) is an ordinary string argument instead.
+fn is_tagged_substitution(e: &Engine, interp: NodeId) -> bool {
+    let ir = e.ir;
+    let Some(template) = ir.parent(interp) else {
+        return false;
+    };
+    let Some(arg) = ir.parent(template) else {
+        return false;
+    };
+    let Some(call) = ir.parent(arg) else {
+        return false;
+    };
+    let (Kind::Template { .. }, Kind::Arg { .. }, Kind::Call { callee, .. }) =
+        (ir.kind(template), ir.kind(arg), ir.kind(call))
+    else {
+        return false;
+    };
+    let (start, _) = ir.span(template);
+    let between = e.source.get(ir.span(callee).1..start).unwrap_or_default();
+    e.source[start..].starts_with('`') && between.trim() != "("
 }
 
 /// `fn.apply(this, args)`, `fn.call(this, ...)`, `fn.bind(this)` where `fn` is the snippet's

@@ -18,11 +18,13 @@ use std::borrow::Cow;
 
 pub use lower::lower;
 
-use super::dialect::{CallKind, Dialect, FreeName, NamespaceMember, StrFn, StrMethod, Tables};
+use super::dialect::{
+    CallKind, Dialect, FreeName, NamespaceMember, PathFunction, StrFn, StrMethod, Tables,
+};
 use super::engine::Engine;
 use super::engine::scopes::Declaring;
 use super::ir::NodeId;
-use tables::{GLOBAL_OBJECTS, NODE_MODULES, STRING_TIMERS};
+use tables::{CAPABILITY_GLOBALS, GLOBAL_OBJECTS, NODE_MODULES, STRING_TIMERS};
 
 pub struct JavaScript;
 
@@ -31,6 +33,12 @@ pub static JAVASCRIPT: JavaScript = JavaScript;
 impl Dialect for JavaScript {
     fn tables(&self) -> &'static Tables {
         &tables::TABLES
+    }
+
+    /// Node's file functions by their path parameters, then the table.
+    fn path_function(&self, name: &str) -> Option<PathFunction> {
+        tables::fs_path_function(name)
+            .or_else(|| super::dialect::listed_path_function(&tables::TABLES, name))
     }
 
     fn declaring(&self) -> Declaring {
@@ -53,8 +61,17 @@ impl Dialect for JavaScript {
         tables::is_global(name)
     }
 
-    fn member_module(&self, _module: &str, _member: &str) -> Option<Cow<'static, str>> {
-        None
+    /// `fs.promises` is the module `fs/promises`, `path.posix` is `path/posix`: the same
+    /// object, judged by that module's rule whichever way it is reached.
+    fn member_module(&self, module: &str, member: &str) -> Option<Cow<'static, str>> {
+        NODE_MODULES
+            .iter()
+            .find(|m| {
+                m.strip_prefix(module)
+                    .and_then(|rest| rest.strip_prefix('/'))
+                    .is_some_and(|rest| rest == member)
+            })
+            .map(|m| Cow::Borrowed(*m))
     }
 
     fn is_module(&self, path: &str) -> bool {
@@ -241,7 +258,7 @@ impl Dialect for JavaScript {
     }
 
     fn is_tracked_name(&self, name: &str) -> bool {
-        STRING_TIMERS.contains(&name)
+        STRING_TIMERS.contains(&name) || CAPABILITY_GLOBALS.contains(&name)
     }
 
     fn constant(&self, name: &str) -> Option<&'static str> {
@@ -259,10 +276,10 @@ impl Dialect for JavaScript {
             "String" => StrFn::Same,
             "String.fromCharCode" | "String.fromCodePoint" => StrFn::Chr { all: true },
             "decodeURIComponent" | "decodeURI" | "unescape" => StrFn::Unescape,
-            "path.join" | "path.posix.join" => StrFn::PathJoin,
-            "path.resolve" | "path.posix.resolve" => StrFn::PathResolve,
-            "path.normalize" | "url.fileURLToPath" => StrFn::Same,
-            "URL" => StrFn::Url,
+            "path.join" | "path/posix.join" => StrFn::PathJoin,
+            "path.resolve" | "path/posix.resolve" => StrFn::PathResolve,
+            "path.normalize" => StrFn::Same,
+            "URL" | "url.URL" | "url.fileURLToPath" => StrFn::Url,
             _ => return None,
         })
     }

@@ -37,9 +37,11 @@ pub fn is_global(name: &str) -> bool {
         .contains(name)
 }
 
-/// Node's built-in modules (`process`, `console` and `module` are globals first).
+/// Node's built-in modules (`process`, `console` and `module` are globals first). A module
+/// `a/b` is also the member `b` of `a` (`fs.promises` is `fs/promises`).
 pub const NODE_MODULES: &[&str] = &[
     "assert",
+    "assert/strict",
     "async_hooks",
     "buffer",
     "child_process",
@@ -49,6 +51,7 @@ pub const NODE_MODULES: &[&str] = &[
     "dgram",
     "diagnostics_channel",
     "dns",
+    "dns/promises",
     "domain",
     "events",
     "fs",
@@ -57,15 +60,22 @@ pub const NODE_MODULES: &[&str] = &[
     "http2",
     "https",
     "inspector",
+    "inspector/promises",
     "net",
     "os",
     "path",
+    "path/posix",
+    "path/win32",
     "perf_hooks",
     "punycode",
     "querystring",
     "readline",
+    "readline/promises",
     "repl",
     "stream",
+    "stream/consumers",
+    "stream/promises",
+    "stream/web",
     "string_decoder",
     "sys",
     "timers",
@@ -75,6 +85,7 @@ pub const NODE_MODULES: &[&str] = &[
     "tty",
     "url",
     "util",
+    "util/types",
     "v8",
     "vm",
     "wasi",
@@ -146,6 +157,13 @@ pub const CALL_STACK_PROPERTIES: &[&str] = &["callee", "caller"];
 /// Timers run a string first argument as code.
 pub const STRING_TIMERS: &[&str] = &["setTimeout", "setInterval", "setImmediate"];
 
+/// Globals that are capabilities as a whole: `process` holds the environment (`env`), native
+/// bindings (`binding`, `dlopen`) and the module system (`mainModule`), `module` the loader.
+/// Their members are judged where they are read (`process.argv`), so each is followed only
+/// there: copied (`{...process}`, `Object.assign`), passed (`console.log(process)`), stored,
+/// returned, thrown or put on a `with` scope, it hands those members out unnamed.
+pub const CAPABILITY_GLOBALS: &[&str] = &["process", "module"];
+
 /// Constructors and functions whose first argument is a size to allocate.
 pub const ALLOCATING: &[&str] = &[
     "Array",
@@ -166,6 +184,86 @@ pub const ALLOCATING: &[&str] = &[
     "BigUint64Array",
 ];
 
+/// The parameters of Node's file functions that are paths, by the function's name without
+/// its module or `Sync` (`readFileSync`, `fs.promises.readFile` and `readFile` take the same
+/// ones). Only these are paths: an options object (`mkdirSync('out', {recursive: true})`) or
+/// the data written is not. Functions of a file descriptor take no path.
+const FS_PATH_PARAMETERS: &[(&str, &[usize])] = &[
+    // from, to
+    ("rename", &[0, 1]),
+    ("copyFile", &[0, 1]),
+    ("cp", &[0, 1]),
+    // the link's target, then the link
+    ("link", &[0, 1]),
+    ("symlink", &[0, 1]),
+    ("access", &[0]),
+    ("appendFile", &[0]),
+    ("chmod", &[0]),
+    ("chown", &[0]),
+    ("createReadStream", &[0]),
+    ("createWriteStream", &[0]),
+    ("ReadStream", &[0]),
+    ("WriteStream", &[0]),
+    ("exists", &[0]),
+    ("glob", &[0]),
+    ("lchmod", &[0]),
+    ("lchown", &[0]),
+    ("lstat", &[0]),
+    ("lutimes", &[0]),
+    ("mkdir", &[0]),
+    ("mkdtemp", &[0]),
+    ("open", &[0]),
+    ("openAsBlob", &[0]),
+    ("opendir", &[0]),
+    ("readdir", &[0]),
+    ("readFile", &[0]),
+    ("readlink", &[0]),
+    ("realpath", &[0]),
+    ("rm", &[0]),
+    ("rmdir", &[0]),
+    ("stat", &[0]),
+    ("statfs", &[0]),
+    ("truncate", &[0]),
+    ("unlink", &[0]),
+    ("unwatchFile", &[0]),
+    ("utimes", &[0]),
+    ("watch", &[0]),
+    ("watchFile", &[0]),
+    ("writeFile", &[0]),
+    ("close", &[]),
+    ("fchmod", &[]),
+    ("fchown", &[]),
+    ("fdatasync", &[]),
+    ("fstat", &[]),
+    ("fsync", &[]),
+    ("ftruncate", &[]),
+    ("futimes", &[]),
+    ("read", &[]),
+    ("readv", &[]),
+    ("write", &[]),
+    ("writev", &[]),
+];
+
+/// The modules (and member paths) whose functions [`FS_PATH_PARAMETERS`] describes.
+const FS_MODULES: &[&str] = &["fs.", "fs/promises.", "fs.promises."];
+
+/// A file function of Node's by its full name (`fs.mkdirSync`, `fs/promises.readFile`),
+/// with the parameters that are paths.
+pub fn fs_path_function(name: &str) -> Option<PathFunction> {
+    let function = FS_MODULES.iter().find_map(|m| name.strip_prefix(m))?;
+    let base = function.strip_suffix("Sync").unwrap_or(function);
+    FS_PATH_PARAMETERS
+        .iter()
+        .find(|(f, _)| *f == base)
+        .map(|&(_, positions)| PathFunction {
+            name: "fs.*",
+            positions,
+            keywords: &[],
+        })
+}
+
+/// Path functions [`fs_path_function`] does not know. Another function of `fs` takes its
+/// first two arguments as paths: unknown is unproven, never assumed harmless.
 const PATH_FUNCTIONS: &[PathFunction] = &[
     PathFunction {
         name: "fs.*",

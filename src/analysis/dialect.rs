@@ -339,6 +339,14 @@ pub trait Dialect: Sync {
         None
     }
 
+    /// The positional arguments and keywords the path method `method` takes, when it has a
+    /// fixed signature (`Path.replace(target)`): a call passing more, or another keyword, is
+    /// not that method (`text.replace("a", "b")` is `str.replace`), since the object that has
+    /// it would refuse the call.
+    fn path_method_signature(&self, _method: &str) -> Option<(usize, &'static [&'static str])> {
+        None
+    }
+
     /// Python: `a / b` joins paths (on `pathlib` paths).
     fn divides_paths(&self) -> bool {
         false

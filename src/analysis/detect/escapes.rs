@@ -18,10 +18,14 @@ pub fn report(e: &mut Engine, id: NodeId) {
     ) {
         return;
     }
-    let Some(how) = escape(e, id) else {
+    let meanings = e.resolve(id, 0).to_vec();
+    let always_true = !meanings.is_empty()
+        && meanings
+            .iter()
+            .all(|m| !m.held && matches!(m.value, Value::Global | Value::Module(_)));
+    let Some(how) = escape(e, id, always_true) else {
         return;
     };
-    let meanings = e.resolve(id, 0);
     let Some(tracked) = meanings.iter().copied().find(|m| is_tracked(e, *m)) else {
         return;
     };
@@ -45,11 +49,12 @@ pub fn report(e: &mut Engine, id: NodeId) {
 
 /// True when the value of `id` goes where the analysis does not follow it.
 pub fn escapes(e: &Engine, id: NodeId) -> bool {
-    escape(e, id).is_some()
+    escape(e, id, false).is_some()
 }
 
-/// How the value of `id` escapes, if it does.
-fn escape(e: &Engine, id: NodeId) -> Option<&'static str> {
+/// How the value of `id` escapes, if it does. A value that is `always_true` (the global
+/// object, a module) is only tested on the left of `&&`, never its value.
+fn escape(e: &Engine, id: NodeId, always_true: bool) -> Option<&'static str> {
     let ir = e.ir;
     let mut child = id;
     loop {
@@ -68,8 +73,8 @@ fn escape(e: &Engine, id: NodeId) -> Option<&'static str> {
                 }
                 parent
             }
-            Kind::Binary { op, .. } => {
-                if op != BinOp::Logical {
+            Kind::Binary { op, left, right } => {
+                if op != BinOp::Logical || (always_true && left == child && e.is_and(left, right)) {
                     return None;
                 }
                 parent

@@ -232,10 +232,7 @@ fn is_only_tested(e: &mut Engine, node: NodeId) -> bool {
             left,
             right,
         } if left == node => {
-            let between = &e.source[e.ir.span(left).1..e.ir.span(right).0];
-            let and =
-                between.trim_start().starts_with("&&") || between.trim_start().starts_with("and");
-            and && {
+            e.is_and(left, right) && {
                 let meanings = e.resolve(node, 0);
                 !meanings.is_empty()
                     && meanings

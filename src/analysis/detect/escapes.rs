@@ -122,6 +122,27 @@ fn escape(e: &Engine, id: NodeId, always_true: bool) -> Option<&'static str> {
             Kind::WithItem { .. } => return Some("used as a context manager"),
             Kind::Opaque => return Some("matched against patterns"),
             Kind::With => return Some("put on the scope chain by `with`"),
+            // tag`${x}`: the tag is called with `x` itself, not its text.
+            Kind::Interp { value, .. } if value == child => {
+                let tagged = ir.parent(parent).is_some_and(|template| {
+                    matches!(ir.kind(template), Kind::Template { .. })
+                        && ir
+                            .parent(template)
+                            .and_then(|arg| ir.parent(arg))
+                            .is_some_and(|call| match ir.kind(call) {
+                                // No parenthesis between the tag and its template.
+                                Kind::Call { callee, .. } => e
+                                    .source
+                                    .get(ir.span(callee).1..ir.span(template).0)
+                                    .is_some_and(|gap| gap.trim().is_empty()),
+                                _ => false,
+                            })
+                });
+                if tagged {
+                    return Some("passed to a template tag");
+                }
+                return None;
+            }
             Kind::AugAssign { .. } => return Some("combined into another value"),
             Kind::Class { .. } => return Some("used as a base class"),
             Kind::Function { decorators, .. } if ir.list(decorators).contains(&child) => {
@@ -234,8 +255,6 @@ pub fn is_tracked(e: &Engine, m: Meaning) -> bool {
         | Value::Namespace(_)
         | Value::Lookup(_)
         | Value::Global
-        | Value::AttrGetter(_)
-        | Value::MethodCaller(_)
         | Value::Descriptor(_)
         | Value::Descriptors(_)
         | Value::TooMany => true,
@@ -249,6 +268,17 @@ pub fn is_tracked(e: &Engine, m: Meaning) -> bool {
                 || e.dialect.path_function(name).is_some()
                 || e.dialect.is_tracked_name(name)
         }
+        // `operator.attrgetter("score")` handed to `sorted` reads a public attribute; one
+        // that reaches a private or special member, or a method that runs text (pandas'
+        // `eval`, `query`), is followed no further than where it is made.
+        Value::AttrGetter(p) | Value::MethodCaller(p) => e
+            .paths
+            .text(p)
+            .split('.')
+            .any(|part| part.starts_with('_') || RUNS_TEXT.contains(&part)),
         Value::Local(_) => false,
     }
 }
+
+/// Methods that run the text they are given on many objects (pandas' frames and series).
+pub const RUNS_TEXT: [&str; 2] = ["eval", "query"];

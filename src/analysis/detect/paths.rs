@@ -263,7 +263,8 @@ fn report_arguments(
         }
     }
     for (i, value) in values.into_iter().enumerate() {
-        if e.dialect.is_content_argument(name, i) {
+        // `fs.mkdirSync('out', { recursive: true })`: an options object is no path.
+        if e.dialect.is_content_argument(name, i) || is_never_a_path(e, value) {
             continue;
         }
         let path = e.fold(value, 0).map(|p| normalize(&p));
@@ -301,9 +302,24 @@ fn is_url(path: &str) -> bool {
 /// resolved, repeated slashes folded. A relative path stays relative (and may start with
 /// `..`); an absolute one stays absolute.
 pub fn normalize(path: &str) -> String {
+    // URL readers (pandas, urllib) strip leading spaces and control characters.
+    let trimmed = path.trim_start_matches(|c: char| c <= ' ');
+    let path = if trimmed.contains("://") || trimmed.starts_with("file:") {
+        trimmed
+    } else {
+        path
+    };
     // A backslash is a file name character here, but a path meant for another system says
     // where it means to go: read it as a separator.
     let path = &path.replace('\\', "/");
+    // A `file:` URL's path is percent-encoded: `%2e%2e` is `..` to the URL parser.
+    let decoded;
+    let path = if path.starts_with("file:") && path.contains('%') {
+        decoded = percent_decode(path);
+        &decoded
+    } else {
+        path
+    };
     let path = match path.strip_prefix("file://") {
         // `file:///etc/passwd`, `file://localhost/etc/passwd`
         Some(rest) => match rest.find('/') {
@@ -343,6 +359,29 @@ pub fn normalize(path: &str) -> String {
     }
 }
 
+/// `%XX` escapes decoded (bytes that are not UTF-8 are replaced).
+fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = |b: u8| (b as char).to_digit(16);
+        if bytes[i] == b'%'
+            && let (Some(h), Some(l)) = (
+                bytes.get(i + 1).and_then(|&b| hex(b)),
+                bytes.get(i + 2).and_then(|&b| hex(b)),
+            )
+        {
+            out.push((h * 16 + l) as u8);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
 #[cfg(test)]
 mod tests {
     use super::normalize;
@@ -361,5 +400,12 @@ mod tests {
         assert_eq!(normalize(""), ".");
         assert_eq!(normalize("..\\outside.txt"), "../outside.txt");
         assert_eq!(normalize("https://example.com/x"), "https://example.com/x");
+        assert_eq!(normalize("file:///tmp/%2e%2e/etc/passwd"), "/etc/passwd");
+        assert_eq!(
+            normalize("file:///proc/%73elf/environ"),
+            "/proc/self/environ"
+        );
+        assert_eq!(normalize(" file:///etc/passwd"), "/etc/passwd");
+        assert_eq!(normalize(" http://host/x"), "http://host/x");
     }
 }

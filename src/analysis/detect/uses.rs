@@ -209,12 +209,26 @@ pub fn report_use(e: &mut Engine, node: NodeId, m: Meaning, site: Site, args: Ve
 /// name runs nothing. A member read (`typeof process.env`) is still a use of the member.
 fn is_only_tested(e: &mut Engine, node: NodeId) -> bool {
     use crate::analysis::ir::{BinOp, Kind, UnOp};
-    if !matches!(e.ir.kind(node), Kind::Name(_)) {
-        return false;
-    }
     let Some(parent) = e.ir.parent(node) else {
         return false;
     };
+    if !matches!(e.ir.kind(node), Kind::Name(_)) {
+        // `"google.colab" in sys.modules`: a namespace asked whether it holds a name.
+        let compared = matches!(
+            e.ir.kind(parent),
+            Kind::Binary {
+                op: BinOp::Compare,
+                ..
+            } | Kind::Compared
+        );
+        return compared && {
+            let meanings = e.resolve(node, 0);
+            !meanings.is_empty()
+                && meanings
+                    .iter()
+                    .all(|m| !m.held && matches!(m.value, Value::Namespace(_)))
+        };
+    }
     match e.ir.kind(parent) {
         Kind::Unary {
             op: UnOp::Other,

@@ -3,6 +3,7 @@
 //! any sandbox; this file answers the engine's questions.
 
 mod backends;
+mod classes;
 mod expressions;
 mod formats;
 mod lower;
@@ -337,12 +338,17 @@ impl Dialect for Python {
                 backends::report(e, id);
                 formats::report_call(e, id);
                 vectorizers::report(e, id);
+                classes::report(e, id);
             }
             Kind::Assign { .. } => {
                 backends::report(e, id);
                 vectorizers::report(e, id);
             }
             Kind::Pair { .. } => vectorizers::report(e, id),
+            Kind::Attr { .. } => {
+                expressions::report_value(e, id);
+                classes::report(e, id);
+            }
             Kind::Binary { .. } => sizes::report_binary(e, id),
             Kind::Name(sym)
                 if e.name(sym) == "__builtins__" && super::detect::is_maximal(e, id) =>

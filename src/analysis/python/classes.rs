@@ -1,7 +1,7 @@
 //! The class of a value (`type(x)`, `x.__class__`) is a constructor the analyzer cannot name:
 //! `type(open("a").raw)` is `io.FileIO`, `sys.stdin.buffer.raw.__class__` the same, and
 //! calling either opens whatever path it is given, with no path function in sight. Read for
-//! its name, compared, printed or tested with `isinstance`, it opens nothing; used any other
+//! its name, compared, printed, displayed or tested with `isinstance`, it opens nothing; used any other
 //! way (called, kept, passed on, a member taken) it is a value the analyzer cannot follow.
 
 use crate::analysis::engine::Engine;
@@ -59,8 +59,11 @@ fn is_only_described(e: &mut Engine, id: NodeId) -> bool {
             op: BinOp::Compare, ..
         }
         | Kind::Compared
-        | Kind::Interp { .. } => true,
-        Kind::Paren(_) => is_only_described(e, parent),
+        | Kind::Interp { .. }
+        // `type(x)` alone on a line: a notebook displays it.
+        | Kind::ExprStatement => true,
+        // `[type(v) for v in values]`, displayed or printed.
+        Kind::Paren(_) | Kind::Comprehension { .. } => is_only_described(e, parent),
         Kind::Arg { .. } => {
             let Some(call) = e.ir.parent(parent) else {
                 return false;

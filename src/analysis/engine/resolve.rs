@@ -409,6 +409,8 @@ impl<'a> Engine<'a> {
             Value::Module(p) if self.dialect.is_own_module(self.paths.text(p)) => {
                 self.module_level_name(name)
             }
+            // `np.load.__call__` is `np.load`: calling it is calling the function.
+            Value::Name(_) | Value::Local(_) if name == "__call__" => vec![m],
             Value::Module(p) | Value::Name(p) => {
                 let owner = self.paths.text(p).to_owned();
                 if let Some(special) = self.dialect.namespace_member(&owner, name) {

@@ -93,6 +93,24 @@ fn strict_denies_capabilities_that_are_not_modules() {
         "import numpy as np\nprint(np.recfromcsv('http://192.0.2.1/data.csv'))\n",
         "import pandas as pd\nprint(pd.read_csv(' http://192.0.2.1/data.csv'))\n",
         "import numpy as np\nprint(np.fromregex('file://localhost/tmp/%2e%2e/etc/passwd', '(.*)', [('a', 'U9')]))\n",
+        // a type whose value is text is evaluated again; doctest compiles examples alone
+        r#"import typing
+def f(x: "'__import__(\"os\").system(\"id\")'"):
+    return x
+print(typing.get_type_hints(f))
+"#,
+        r#"import doctest
+def h():
+    """
+    >>> note = '''
+    ... x
+    >>> print(__import__('os').popen('id').read())
+    >>> '''
+    """
+doctest.testmod()
+"#,
+        // a function's `__call__` is the function
+        "import numpy as np\nprint(np.load.__call__('a.npy', allow_pickle=True))\n",
         // text vectorizers read the files their data names
         "from sklearn.feature_extraction.text import CountVectorizer\nv = CountVectorizer()\nv.set_params(input='filename')\nprint(v.fit(['/etc/passwd']).vocabulary_)\n",
     ];

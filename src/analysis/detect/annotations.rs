@@ -72,7 +72,7 @@ pub fn report_computed_type(e: &mut Engine, id: NodeId) {
         return;
     }
     match e.fold(id, 0) {
-        Some(text) => queue_type_text(e, id, &text.to_string()),
+        Some(text) => queue_type_text(e, id, text.as_ref()),
         None => e.dynamic(
             id,
             DynamicKind::CodeEval,

@@ -24,10 +24,10 @@ const CONTENT: &str = "content";
 pub fn report(e: &mut Engine, id: NodeId) {
     match e.ir.kind(id) {
         Kind::Call { .. } => report_call(e, id),
-        Kind::Pair { key, value } => {
-            if e.fold(key, 0).is_some_and(|k| is_nested_input(&k)) && !is_content(e, value) {
-                report_input(e, id, "a text vectorizer's __input in a parameter grid");
-            }
+        Kind::Pair { key, value }
+            if e.fold(key, 0).is_some_and(|k| is_nested_input(&k)) && !is_content(e, value) =>
+        {
+            report_input(e, id, "a text vectorizer's __input in a parameter grid");
         }
         Kind::Assign { targets, value } => {
             let sets_input = e.ir.list(targets).iter().any(

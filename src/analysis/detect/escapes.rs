@@ -73,6 +73,28 @@ fn escape(e: &Engine, id: NodeId, always_true: bool) -> Option<&'static str> {
                 }
                 parent
             }
+            // Python hands both operands of a comparison to the other's special methods
+            // (`evil == os` calls `evil.__eq__(os)`, `os in evil` its `__contains__`); a
+            // constant or a builtin has none of the snippet's.
+            Kind::Binary {
+                op: BinOp::Compare,
+                left,
+                right,
+            } if !e.dialect.operators_give_numbers() => {
+                let other = if left == child { right } else { left };
+                // `x is os` compares identities and calls nothing.
+                let identity = e
+                    .source
+                    .get(ir.span(left).1..ir.span(right).0)
+                    .is_some_and(|op| op.trim_start().starts_with("is"));
+                if identity || compares_without_code(e, other) {
+                    return None;
+                }
+                return Some("compared with an object whose comparison may be the snippet's");
+            }
+            Kind::Compared if !e.dialect.operators_give_numbers() => {
+                return Some("compared with an object whose comparison may be the snippet's");
+            }
             Kind::Binary { op, left, right } => {
                 if op != BinOp::Logical || (always_true && left == child && e.is_and(left, right)) {
                     return None;
@@ -277,6 +299,22 @@ pub fn is_tracked(e: &Engine, m: Meaning) -> bool {
             .split('.')
             .any(|part| part.starts_with('_') || RUNS_TEXT.contains(&part)),
         Value::Local(_) => false,
+    }
+}
+
+/// True for an operand whose comparison methods are built in: a literal, `None`, or a name
+/// nothing in the snippet binds to its own objects (a builtin, a module's member).
+fn compares_without_code(e: &Engine, id: NodeId) -> bool {
+    match e.ir.kind(e.ir.unparen(id)) {
+        Kind::Str { .. } | Kind::Int(_) | Kind::Float | Kind::Const(_) | Kind::Template { .. } => {
+            true
+        }
+        Kind::Collection { items, .. } => {
+            e.ir.list(items)
+                .iter()
+                .all(|&item| compares_without_code(e, item))
+        }
+        _ => false,
     }
 }
 

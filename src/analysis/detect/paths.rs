@@ -185,13 +185,13 @@ fn finds_matches(e: &mut Engine, iter: NodeId) -> bool {
 }
 
 /// True when the expression is certainly not a path nor a string: a literal collection or
-/// mapping, a number, a function. A path method given one as its path would refuse it.
+/// mapping, or a function. A path function given one would refuse it. (A number is a file
+/// descriptor to `open` and `fs.readFileSync`.)
 fn is_never_a_path(e: &mut Engine, id: NodeId) -> bool {
-    let id = e.ir.unparen(id);
-    match e.ir.kind(id) {
-        Kind::Collection { .. } | Kind::Function { .. } => true,
-        _ => e.is_numeric(id),
-    }
+    matches!(
+        e.ir.kind(e.ir.unparen(id)),
+        Kind::Collection { .. } | Kind::Function { .. }
+    )
 }
 
 /// The functions a call reaches, each with the arguments it gets there. Binding arguments

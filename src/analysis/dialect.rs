@@ -115,6 +115,10 @@ pub enum StrMethod {
     JoinPath,
     /// `Path('~/x').expanduser()`.
     ExpandUser,
+    /// `Path('a/b').with_suffix('.txt')`: the last part's extension replaced (or added).
+    WithSuffix,
+    /// `Path('a/b').with_name('c')`: the last part replaced.
+    WithName,
 }
 
 /// A function that runs code from text the snippet may hold: `code` lists where that text is

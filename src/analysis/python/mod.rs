@@ -237,6 +237,8 @@ impl Dialect for Python {
             "joinpath" => StrMethod::JoinPath,
             "resolve" | "absolute" | "as_posix" => StrMethod::Same,
             "expanduser" => StrMethod::ExpandUser,
+            "with_suffix" => StrMethod::WithSuffix,
+            "with_name" => StrMethod::WithName,
             _ => return None,
         })
     }

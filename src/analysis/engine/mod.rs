@@ -118,6 +118,9 @@ pub struct Engine<'a> {
     sites: Option<HashMap<(ScopeId, Sym), Sites>>,
     /// For each function, its calls when it is only ever called by name (see [`callsites`]).
     calls_of: HashMap<NodeId, Option<Rc<[NodeId]>>>,
+    /// The functions whose returned values a taint query is following: a recursive call met
+    /// again adds nothing, and following it anew would take time exponential in the depth.
+    taint_returns: Vec<NodeId>,
     memo: Vec<Memo<Rc<[Meaning]>>>,
     folds: Vec<Memo<Option<Rc<str>>>>,
     too_deep: Vec<NodeId>,
@@ -161,6 +164,7 @@ impl<'a> Engine<'a> {
             returns,
             sites: None,
             calls_of: HashMap::new(),
+            taint_returns: Vec::new(),
             memo: vec![Memo::Unknown; n],
             folds: vec![Memo::Unknown; n],
             too_deep: Vec::new(),

@@ -159,31 +159,36 @@ impl<'a> Engine<'a> {
                         // A callback's results become what the call returns, or its elements
                         // (`[n].map(s => P[s])[0]`).
                         if let Kind::Function { .. } = ir.kind(ir.unparen(value)) {
-                            let values = self
-                                .returns
-                                .get(&ir.unparen(value))
-                                .cloned()
-                                .unwrap_or_default();
-                            for v in values {
-                                let returned = self.taint_at(v, next);
-                                taint = taint.or(returned).or(returned.stored());
-                            }
+                            let returned = self.taint_of_returns(ir.unparen(value), next);
+                            taint = taint.or(returned).or(returned.stored());
                         }
                     }
                 }
                 // What a function of the snippet returns.
                 for m in self.resolve(callee, 0).to_vec() {
                     if let super::meaning::Value::Local(function) = m.value {
-                        let values = self.returns.get(&function).cloned().unwrap_or_default();
-                        for v in values {
-                            taint = taint.or(self.taint_at(v, next));
-                        }
+                        taint = taint.or(self.taint_of_returns(function, next));
                     }
                 }
                 taint
             }
             _ => Taint::NONE,
         }
+    }
+
+    /// What a function of the snippet may return, each function followed once per query.
+    fn taint_of_returns(&mut self, function: NodeId, depth: usize) -> Taint {
+        if self.taint_returns.contains(&function) {
+            return Taint::NONE; // already being followed further up: nothing new here
+        }
+        self.taint_returns.push(function);
+        let values = self.returns.get(&function).cloned().unwrap_or_default();
+        let mut taint = Taint::NONE;
+        for v in values {
+            taint = taint.or(self.taint_at(v, depth));
+        }
+        self.taint_returns.pop();
+        taint
     }
 
     /// `x[k]`: a lookup by a key that is neither constant, nor a number, nor one of `x`'s own

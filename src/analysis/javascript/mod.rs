@@ -53,8 +53,12 @@ impl Dialect for JavaScript {
         tables::is_global(name)
     }
 
-    fn member_module(&self, _module: &str, _member: &str) -> Option<Cow<'static, str>> {
-        None
+    /// `fs.promises` is the module `fs/promises`, judged by its own entry.
+    fn member_module(&self, module: &str, member: &str) -> Option<Cow<'static, str>> {
+        match (module, member) {
+            ("fs", "promises") => Some(Cow::Borrowed("fs/promises")),
+            _ => None,
+        }
     }
 
     fn is_module(&self, path: &str) -> bool {
@@ -240,8 +244,10 @@ impl Dialect for JavaScript {
         index == 1 && (method.starts_with("write") || method.starts_with("append"))
     }
 
+    /// `process` holds the environment, native bindings and `dlopen`: followed where a member
+    /// of it is taken, it goes nowhere else (spread, copied, passed, printed, returned).
     fn is_tracked_name(&self, name: &str) -> bool {
-        STRING_TIMERS.contains(&name)
+        STRING_TIMERS.contains(&name) || name == "process"
     }
 
     fn constant(&self, name: &str) -> Option<&'static str> {
@@ -302,6 +308,16 @@ impl Dialect for JavaScript {
 
     fn report(&self, e: &mut Engine, id: NodeId) {
         functions::report(e, id);
+        if let crate::analysis::ir::Kind::With = e.ir.kind(id) {
+            // Every name inside may be a member of the object, which the analyzer reads as a
+            // global: `with (Object.getPrototypeOf(f)) constructor(text)` is `Function`.
+            e.dynamic(
+                id,
+                crate::analysis::facts::DynamicKind::UntrackedValue,
+                "`with` makes an object's members free names, which the analyzer reads as \
+                 globals",
+            );
+        }
     }
 }
 

@@ -71,6 +71,78 @@ fn strict_denies_every_javascript_snippet() {
     check_file("javascript.js", Language::JavaScript, "// ---", 40);
 }
 
+/// Capabilities that are not module objects, and paths the snippet itself could change the
+/// meaning of: one representative of each class a red-team pass found, each denied by strict
+/// on its own (the fixtures under `policies/fixtures/strict/redteam-capabilities.*` hold more).
+#[test]
+fn strict_denies_capabilities_that_are_not_modules() {
+    const PYTHON: &[&str] = &[
+        // pandas' evaluator handed on as a value, or named by a string
+        "import pandas as pd\nframe = pd.DataFrame({'a': [1]})\nclass Report:\n    evaluate = frame.eval\nprint(Report.evaluate('a.head.__globals__', engine='python'))\n",
+        "import pandas as pd\nframe = pd.DataFrame({'a': [1]})\nprint(frame.pipe(pd.DataFrame.eval, 'a', engine='python'))\n",
+        "import pandas as pd\nframe = pd.DataFrame({'a': [1]})\nframe.agg('query', 0, 'a == a', engine='python')\n",
+        "import pandas as pd, operator\nframe = pd.DataFrame({'a': [1]})\nprint(operator.methodcaller('eval', 'a')(frame))\n",
+        // a writer called by name
+        "import pandas as pd\npd.DataFrame({'a': [1]}).agg('to_csv', 'helper.py')\n",
+        // the class of a value opens a path no path function sees
+        "import sys\nprint(sys.stdin.buffer.raw.__class__('/ETC/PASSWD'.swapcase()).read())\n",
+        "import numpy as np\nm = np.memmap('s.bin', mode='w+', shape=(1,))\nprint(type(m)('/ETC/PASSWD'.swapcase(), mode='r'))\n",
+        // links made at run time
+        "from pathlib import Path\nPath('scratch').symlink_to('/tmp')\nprint(open('scratch/../etc/passwd').read())\n",
+        // URLs as readers see them
+        "import numpy as np\nprint(np.recfromcsv('http://192.0.2.1/data.csv'))\n",
+        "import pandas as pd\nprint(pd.read_csv(' http://192.0.2.1/data.csv'))\n",
+        "import numpy as np\nprint(np.fromregex('file://localhost/tmp/%2e%2e/etc/passwd', '(.*)', [('a', 'U9')]))\n",
+        // a type whose value is text is evaluated again; doctest compiles examples alone
+        r#"import typing
+def f(x: "'__import__(\"os\").system(\"id\")'"):
+    return x
+print(typing.get_type_hints(f))
+"#,
+        r#"import doctest
+def h():
+    """
+    >>> note = '''
+    ... x
+    >>> print(__import__('os').popen('id').read())
+    >>> '''
+    """
+doctest.testmod()
+"#,
+        // a function's `__call__` is the function
+        "import numpy as np\nprint(np.load.__call__('a.npy', allow_pickle=True))\n",
+        // text vectorizers read the files their data names
+        "from sklearn.feature_extraction.text import CountVectorizer\nv = CountVectorizer()\nv.set_params(input='filename')\nprint(v.fit(['/etc/passwd']).vocabulary_)\n",
+    ];
+    const JAVASCRIPT: &[&str] = &[
+        // `process` copied, passed, printed, yielded, tagged
+        "const copy = { ...process };\nconsole.log(copy.env);\n",
+        "console.log(Object.assign({}, process).env);\n",
+        "console.log(process);\n",
+        "const { ...rest } = process;\nconsole.log(rest.env);\n",
+        "function* g() { yield process; }\nconsole.log(g().next().value.env);\n",
+        "const tag = (s, p) => p;\nconsole.log(tag`${process}`.env);\n",
+        // `with` makes an object's members free names
+        "with (Object.getPrototypeOf(() => 0)) { console.log(constructor('return 1')()); }\n",
+        // links and percent-encoded dots
+        "const fs = require('fs');\nfs.promises.symlink('/tmp', 'hop');\n",
+        "const fs = require('fs');\nconsole.log(fs.readFileSync(new URL('file:///tmp/%2e%2e/etc/passwd'), 'utf8'));\n",
+    ];
+    let policy = load("strict").unwrap();
+    let mut allowed = Vec::new();
+    for (language, snippets) in [
+        (Language::Python, PYTHON),
+        (Language::JavaScript, JAVASCRIPT),
+    ] {
+        for code in snippets {
+            if policy.judge(&analyze(language, code.as_bytes())).verdict != Verdict::Deny {
+                allowed.push(*code);
+            }
+        }
+    }
+    assert!(allowed.is_empty(), "strict allows:\n{}", allowed.join("\n"));
+}
+
 // --- Evasions the analyzer misses (strict allows them): the container holds.
 
 on_every_backend! {
@@ -165,6 +237,41 @@ on_every_backend! {
         let e = backend.run_js(code).await;
         let etc = backend.etc_write_error();
         assert_eq!(common::uids_masked(&e.stdout), format!("UID\n{etc}\n"), "{e:?}");
+    }
+}
+
+on_every_backend! {
+    /// pandas' evaluator kept as a class attribute runs a shell from its text: strict denies
+    /// it; run anyway, the shell runs only as the sandbox's unprivileged user.
+    async fn payload_pandas_evaluator_as_a_value_runs_only_unprivileged(backend) {
+        let code = "import pandas as pd\nframe = pd.DataFrame({'a': [1]})\nclass Report:\n    evaluate = frame.eval\nprint(Report.evaluate('a.head.__globals__[\"com\"].builtins.__import__(\"os\").popen(\"id -u\").read()', engine='python'))\n";
+        assert_eq!(
+            load("strict")
+                .unwrap()
+                .judge(&analyze(Language::Python, code.as_bytes()))
+                .verdict,
+            Verdict::Deny
+        );
+        let e = backend.run_py(code).await;
+        assert!(common::uids_masked(&e.stdout).starts_with("UID"), "{e:?}");
+    }
+}
+
+on_every_backend! {
+    /// A copy of `process` hands out its environment without naming `process.env`: strict
+    /// denies it; run anyway, the environment holds none of the host's variables.
+    async fn payload_process_copy_finds_no_host_variable(backend) {
+        assert!(std::env::var("CARGO_PKG_NAME").is_ok(), "run under cargo");
+        let code = "const copy = { ...process };\nconsole.log(Object.keys(copy.env).length > 0, 'CARGO_PKG_NAME' in copy.env);\n";
+        assert_eq!(
+            load("strict")
+                .unwrap()
+                .judge(&analyze(Language::JavaScript, code.as_bytes()))
+                .verdict,
+            Verdict::Deny
+        );
+        let e = backend.run_js(code).await;
+        assert_eq!(e.stdout, "true false\n", "{e:?}");
     }
 }
 

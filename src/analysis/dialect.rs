@@ -116,6 +116,10 @@ pub enum StrMethod {
     JoinPath,
     /// `Path('~/x').expanduser()`.
     ExpandUser,
+    /// `Path('a/b').with_suffix('.txt')`: the last part's extension replaced (or added).
+    WithSuffix,
+    /// `Path('a/b').with_name('c')`: the last part replaced.
+    WithName,
 }
 
 /// A function that runs code from text the snippet may hold: `code` lists where that text is
@@ -337,6 +341,14 @@ pub trait Dialect: Sync {
     /// Where a method of an object the analyzer does not know finds its path
     /// (`Path.read_text`, `DataFrame.to_csv`).
     fn path_method(&self, _method: &str) -> Option<PathMethod> {
+        None
+    }
+
+    /// The positional arguments and keywords the path method `method` takes, when it has a
+    /// fixed signature (`Path.replace(target)`): a call passing more, or another keyword, is
+    /// not that method (`text.replace("a", "b")` is `str.replace`), since the object that has
+    /// it would refuse the call.
+    fn path_method_signature(&self, _method: &str) -> Option<(usize, &'static [&'static str])> {
         None
     }
 

@@ -135,27 +135,48 @@ pub fn queue_examples(e: &mut Engine, call: NodeId) {
     }
     let mut code = String::new();
     let mut origins = Vec::new();
+    // Doctest compiles each example (a `>>>` line and its `...` lines) on its own: one that
+    // does not parse alone would swallow its neighbours into a string here, and one hidden
+    // in a docstring the analyzer cannot decode would not be seen at all.
+    let mut unreadable = false;
     for id in 0..e.ir.nodes.len() as NodeId {
         let Kind::Docstring(value) = e.ir.kind(id) else {
             continue;
         };
         let Some(text) = e.ir.str_value(e.ir.unparen(value)) else {
+            unreadable = true;
             continue;
         };
         let (start, _) = e.ir.span(value);
         let first_line_start = e.source[..start].rfind('\n').map_or(0, |i| i + 1);
         let mut line_start = first_line_start;
+        let mut example = String::new();
         for line in text.split('\n') {
             // Doctest expands tabs before it looks for prompts: `>>>\tcode` is an example.
             let line = expand_tabs(line);
-            if let Some(example) = example_source(&line) {
-                let outer = locate(e.source, line_start, example);
-                code.push_str(example);
+            if let Some(source) = example_source(&line) {
+                if line.trim_start().starts_with(">>>") {
+                    unreadable |= !parses_alone(&example);
+                    example.clear();
+                }
+                example.push_str(source);
+                example.push('\n');
+                let outer = locate(e.source, line_start, source);
+                code.push_str(source);
                 code.push('\n');
                 origins.push(outer);
             }
             line_start = next_line(e.source, line_start);
         }
+        unreadable |= !parses_alone(&example);
+    }
+    if unreadable {
+        e.dynamic(
+            call,
+            crate::analysis::facts::DynamicKind::CodeEval,
+            "doctest runs examples the analyzer cannot read one by one (a docstring it cannot \
+             decode, or an example that does not parse on its own)",
+        );
     }
     if origins.is_empty() {
         return;
@@ -169,6 +190,13 @@ pub fn queue_examples(e: &mut Engine, call: NodeId) {
         origins: Some(origins),
         context,
     });
+}
+
+/// True when a doctest example parses as Python on its own (an empty one does).
+fn parses_alone(example: &str) -> bool {
+    example.trim().is_empty()
+        || crate::analysis::parse(crate::analysis::Language::Python, example)
+            .is_some_and(|tree| !tree.root_node().has_error())
 }
 
 /// The names and values of `testmod(extraglobs={...})`, when it is a dict literal with

@@ -485,7 +485,7 @@ fn dynamic(kind: DynamicKind, detail: impl Into<String>) -> FactKind {
     }
 }
 
-fn parse(language: Language, text: &str) -> Option<Tree> {
+pub(crate) fn parse(language: Language, text: &str) -> Option<Tree> {
     let mut parser = Parser::new();
     parser.set_language(&language.grammar()).ok()?;
     let started = Instant::now();

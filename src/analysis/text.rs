@@ -229,32 +229,41 @@ pub fn node_url_path(url: &str) -> Option<String> {
         }
         None => rest,
     };
-    let mut bytes = Vec::with_capacity(path.len());
-    let raw = path.as_bytes();
-    let mut i = 0;
-    while i < raw.len() {
-        if raw[i] == b'%'
-            && let Some(byte) = raw
-                .get(i + 1..i + 3)
-                .and_then(|h| std::str::from_utf8(h).ok())
-                .and_then(|h| u8::from_str_radix(h, 16).ok())
-        {
-            if byte == b'/' {
-                return None;
-            }
-            bytes.push(byte);
-            i += 3;
-        } else {
-            bytes.push(raw[i]);
-            i += 1;
-        }
+    // Node refuses an encoded `/` in a file URL's path.
+    if path.to_ascii_lowercase().contains("%2f") {
+        return None;
     }
+    let bytes = percent_decode(path);
     let path = String::from_utf8(bytes).ok()?;
     Some(if path.starts_with('/') {
         path
     } else {
         format!("/{path}")
     })
+}
+
+/// `%XX` escapes decoded to their bytes, as URL parsers decode a path; a `%` not followed by
+/// two hex digits stays as it is.
+pub fn percent_decode(text: &str) -> Vec<u8> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = |b: u8| (b as char).to_digit(16);
+        if bytes[i] == b'%'
+            && let (Some(h), Some(l)) = (
+                bytes.get(i + 1).and_then(|&b| hex(b)),
+                bytes.get(i + 2).and_then(|&b| hex(b)),
+            )
+        {
+            out.push((h * 16 + l) as u8);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    out
 }
 
 /// ROT13, as `codecs.decode(s, 'rot13')` applies it.
@@ -344,6 +353,7 @@ mod tests {
         assert_eq!(path("file:///tmp/a%2fb"), None);
         assert_eq!(path("file:///tmp/%ff"), None);
         assert_eq!(path("file:///tmp/100%"), Some("/tmp/100%".to_owned()));
+        assert_eq!(path("file:///tmp/%+f"), Some("/tmp/%+f".to_owned()));
         assert_eq!(
             path("https://example.com/%2e%2e").as_deref(),
             Some("https://example.com/%2e%2e")

@@ -118,13 +118,13 @@ impl Allowlist {
         let Some(allow) = self.language(language) else {
             return Ok(());
         };
-        match module_rule(allow, module) {
-            Some(_) => Ok(()),
-            None => Err(Denied(format!(
-                "imports `{module}`, which this policy does not allow; it allows {}",
-                shorten(allow.modules.keys().map(String::as_str))
-            ))),
+        if module_rule(allow, module).is_some() || holds_allowed_module(allow, module) {
+            return Ok(());
         }
+        Err(Denied(format!(
+            "imports `{module}`, which this policy does not allow; it allows {}",
+            shorten(allow.modules.keys().map(String::as_str))
+        )))
     }
 
     /// Whether a use of a name is allowed: its module and the member taken from it, or the
@@ -139,6 +139,11 @@ impl Allowlist {
             // `builtins`): judged as its import.
             Root::Module(module) if name == module => self.module(language, module),
             Root::Module(module) => {
+                // `mpl_toolkits.mplot3d.Axes3D` reached from the package: the member is the
+                // allowed submodule's.
+                if let Some(submodule) = allowed_submodule(allow, module, name) {
+                    return self.name(language, name, &Root::Module(submodule.to_owned()));
+                }
                 let Some(rule) = module_rule(allow, module) else {
                     return Err(Denied(format!(
                         "uses `{name}` from `{module}`, which this policy does not allow"
@@ -257,6 +262,37 @@ fn module_rule<'a>(allow: &'a LanguageAllow, module: &str) -> Option<&'a MemberR
     let (package, below) = module.rsplit_once('.')?;
     let rule = allow.modules.get(package)?;
     rule.names(below).then_some(&MemberRule::All)
+}
+
+/// The longest allowed module below `module` that the dotted `name` runs through
+/// (`mpl_toolkits.mplot3d` for `mpl_toolkits.mplot3d.Axes3D` rooted at `mpl_toolkits`).
+fn allowed_submodule<'n>(allow: &LanguageAllow, module: &str, name: &'n str) -> Option<&'n str> {
+    let below = name.strip_prefix(module)?.strip_prefix('.')?;
+    let mut best = None;
+    for (at, _) in below.match_indices('.').chain([(below.len(), "")]) {
+        let candidate = &name[..module.len() + 1 + at];
+        if allow.modules.contains_key(candidate) {
+            best = Some(candidate);
+        }
+    }
+    best
+}
+
+/// True when `package` is a package some allowed module lies in (`concurrent` for
+/// `concurrent.futures`, `mpl_toolkits` for `mpl_toolkits.mplot3d`): importing the allowed
+/// module runs the package's own code anyway, so `from concurrent import futures` and
+/// `import concurrent` run nothing more. What is then taken from the package is judged by
+/// name like any member, so `concurrent.anything_else` is still denied.
+fn holds_allowed_module(allow: &LanguageAllow, package: &str) -> bool {
+    let below = allow
+        .modules
+        .range(format!("{package}.")..)
+        .next()
+        .map(|(name, _)| name.as_str());
+    below.is_some_and(|name| {
+        name.strip_prefix(package)
+            .is_some_and(|rest| rest.starts_with('.'))
+    })
 }
 
 fn is_dunder(name: &str) -> bool {

@@ -193,7 +193,9 @@ impl Sandbox {
         self.manifests.get(&language)
     }
 
-    /// Waits until each pool holds `count` warm containers (for benchmarks and tests).
+    /// Waits until each pool holds `count` warm containers, or all it means to keep if that is
+    /// fewer (`usize::MAX`: everything it keeps, so nothing is still warming up), for
+    /// benchmarks and tests.
     pub async fn wait_warm(&self, count: usize, timeout: Duration) -> bool {
         for pool in self.pools.values() {
             if !pool.wait_ready(count, timeout).await {

@@ -237,16 +237,11 @@ impl Pool {
 
     /// The class furthest below its target, counting containers being started.
     fn most_wanted(&self, state: &State) -> Option<Preload> {
-        let targets = self.targets(&state.demand);
-        targets
-            .iter()
-            .filter_map(|(&class, &target)| {
-                let have = state.ready.get(&class).map_or(0, VecDeque::len)
-                    + state.starting.get(&class).copied().unwrap_or(0);
-                (have < target).then_some((class, (target - have) as f64 / target as f64))
-            })
-            .max_by(|a, b| a.1.total_cmp(&b.1))
-            .map(|(class, _)| class)
+        let have = |class: &Preload| {
+            state.ready.get(class).map_or(0, VecDeque::len)
+                + state.starting.get(class).copied().unwrap_or(0)
+        };
+        furthest_below(&self.targets(&state.demand), have)
     }
 
     async fn refill(self: Arc<Self>) {
@@ -343,6 +338,22 @@ impl Pool {
     }
 }
 
+/// The class whose count (`have`) is furthest below its target, as a share of the target. A
+/// class above its target (demand moved away, its surplus not yet taken) is simply not wanted.
+fn furthest_below(
+    targets: &HashMap<Preload, usize>,
+    have: impl Fn(&Preload) -> usize,
+) -> Option<Preload> {
+    targets
+        .iter()
+        .filter_map(|(class, &target)| {
+            let have = have(class);
+            (have < target).then(|| (*class, (target - have) as f64 / target as f64))
+        })
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(class, _)| class)
+}
+
 /// How many warm containers of each class to keep: one for each class in recent demand,
 /// busiest first, while the budget lasts; the rest of the budget shared by demand.
 fn targets(
@@ -385,6 +396,18 @@ mod tests {
         let mut kept: Vec<_> = targets.into_iter().filter(|&(_, n)| n > 0).collect();
         kept.sort();
         kept
+    }
+
+    #[test]
+    fn a_class_above_its_target_is_not_wanted() {
+        let targets = HashMap::from([(Preload::Light, 1), (Preload::Full, 2)]);
+        // Light holds more than its target: it is skipped, not subtracted from.
+        let have = |c: &Preload| if *c == Preload::Light { 4 } else { 1 };
+        assert_eq!(furthest_below(&targets, have), Some(Preload::Full));
+        assert_eq!(furthest_below(&targets, |_| 5), None);
+        // Furthest below as a share of the target: 0 of 1 before 1 of 2.
+        let have = |c: &Preload| if *c == Preload::Light { 0 } else { 1 };
+        assert_eq!(furthest_below(&targets, have), Some(Preload::Light));
     }
 
     #[test]

@@ -25,20 +25,59 @@ pub fn report_text(e: &mut Engine, id: NodeId) {
     }
     match e.ir.str_value(id) {
         Some(text) => {
-            let (start, end) = e.ir.span(id);
-            let span = e.out.span_of(start, end);
-            e.nested.push(NestedCode {
-                code: text.to_owned(),
-                span,
-                origins: None,
-                context: None,
-            });
+            let text = text.to_owned();
+            queue_type_text(e, id, &text);
         }
         None => e.dynamic(
             id,
             DynamicKind::CodeEval,
             "a type written as text the analyzer cannot read: `typing.get_type_hints` runs it \
              as code",
+        ),
+    }
+}
+
+/// Queues a type written as text for analysis, as a type again: when that text evaluates to
+/// a string (`"'text'"`, `List["'text'"]`), typing wraps the string in a new forward
+/// reference and evaluates it in turn.
+fn queue_type_text(e: &mut Engine, id: NodeId, text: &str) {
+    let (start, end) = e.ir.span(id);
+    let span = e.out.span_of(start, end);
+    e.nested.push(NestedCode {
+        code: format!("_: (\n{text}\n)\n"),
+        span,
+        origins: None,
+        context: None,
+    });
+}
+
+/// A type computed by an expression (`x: "__imp" + "ort__(...)"`, `x: str(...)`): its value
+/// is evaluated again when it is a string. A constant is read as a type; anything else the
+/// analyzer cannot read.
+pub fn report_computed_type(e: &mut Engine, id: NodeId) {
+    let computed = match e.ir.kind(id) {
+        Kind::Binary { op, .. } => op != crate::analysis::ir::BinOp::BitOr,
+        Kind::Call { .. } | Kind::Cond { .. } | Kind::Template { .. } => true,
+        _ => false,
+    };
+    let mut child = id;
+    while let Some(parent) = e.ir.parent(child) {
+        match e.ir.kind(parent) {
+            Kind::Paren(_) => child = parent,
+            Kind::Annotation => break,
+            _ => return,
+        }
+    }
+    if !computed || e.ir.parent(child).is_none() {
+        return;
+    }
+    match e.fold(id, 0) {
+        Some(text) => queue_type_text(e, id, text.as_ref()),
+        None => e.dynamic(
+            id,
+            DynamicKind::CodeEval,
+            "a type computed at run time: when it is text, `typing.get_type_hints` runs it as \
+             code",
         ),
     }
 }

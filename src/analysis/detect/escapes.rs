@@ -18,10 +18,14 @@ pub fn report(e: &mut Engine, id: NodeId) {
     ) {
         return;
     }
-    let Some(how) = escape(e, id) else {
+    let meanings = e.resolve(id, 0).to_vec();
+    let always_true = !meanings.is_empty()
+        && meanings
+            .iter()
+            .all(|m| !m.held && matches!(m.value, Value::Global | Value::Module(_)));
+    let Some(how) = escape(e, id, always_true) else {
         return;
     };
-    let meanings = e.resolve(id, 0);
     let Some(tracked) = meanings.iter().copied().find(|m| is_tracked(e, *m)) else {
         return;
     };
@@ -45,11 +49,12 @@ pub fn report(e: &mut Engine, id: NodeId) {
 
 /// True when the value of `id` goes where the analysis does not follow it.
 pub fn escapes(e: &Engine, id: NodeId) -> bool {
-    escape(e, id).is_some()
+    escape(e, id, false).is_some()
 }
 
-/// How the value of `id` escapes, if it does.
-fn escape(e: &Engine, id: NodeId) -> Option<&'static str> {
+/// How the value of `id` escapes, if it does. A value that is `always_true` (the global
+/// object, a module) is only tested on the left of `&&`, never its value.
+fn escape(e: &Engine, id: NodeId, always_true: bool) -> Option<&'static str> {
     let ir = e.ir;
     let mut child = id;
     loop {
@@ -68,8 +73,30 @@ fn escape(e: &Engine, id: NodeId) -> Option<&'static str> {
                 }
                 parent
             }
-            Kind::Binary { op, .. } => {
-                if op != BinOp::Logical {
+            // Python hands both operands of a comparison to the other's special methods
+            // (`evil == os` calls `evil.__eq__(os)`, `os in evil` its `__contains__`); a
+            // constant or a builtin has none of the snippet's.
+            Kind::Binary {
+                op: BinOp::Compare,
+                left,
+                right,
+            } if !e.dialect.operators_give_numbers() => {
+                let other = if left == child { right } else { left };
+                // `x is os` compares identities and calls nothing.
+                let identity = e
+                    .source
+                    .get(ir.span(left).1..ir.span(right).0)
+                    .is_some_and(|op| op.trim_start().starts_with("is"));
+                if identity || compares_without_code(e, other) {
+                    return None;
+                }
+                return Some("compared with an object whose comparison may be the snippet's");
+            }
+            Kind::Compared if !e.dialect.operators_give_numbers() => {
+                return Some("compared with an object whose comparison may be the snippet's");
+            }
+            Kind::Binary { op, left, right } => {
+                if op != BinOp::Logical || (always_true && left == child && e.is_and(left, right)) {
                     return None;
                 }
                 parent
@@ -256,8 +283,6 @@ pub fn is_tracked(e: &Engine, m: Meaning) -> bool {
         | Value::Namespace(_)
         | Value::Lookup(_)
         | Value::Global
-        | Value::AttrGetter(_)
-        | Value::MethodCaller(_)
         | Value::Descriptor(_)
         | Value::Descriptors(_)
         | Value::TooMany => true,
@@ -271,6 +296,33 @@ pub fn is_tracked(e: &Engine, m: Meaning) -> bool {
                 || e.dialect.path_function(name).is_some()
                 || e.dialect.is_tracked_name(name)
         }
+        // `operator.attrgetter("score")` handed to `sorted` reads a public attribute; one
+        // that reaches a private or special member, or a method that runs text (pandas'
+        // `eval`, `query`), is followed no further than where it is made.
+        Value::AttrGetter(p) | Value::MethodCaller(p) => e
+            .paths
+            .text(p)
+            .split('.')
+            .any(|part| part.starts_with('_') || RUNS_TEXT.contains(&part)),
         Value::Local(_) => false,
     }
 }
+
+/// True for an operand whose comparison methods are built in: a literal, `None`, or a name
+/// nothing in the snippet binds to its own objects (a builtin, a module's member).
+fn compares_without_code(e: &Engine, id: NodeId) -> bool {
+    match e.ir.kind(e.ir.unparen(id)) {
+        Kind::Str { .. } | Kind::Int(_) | Kind::Float | Kind::Const(_) | Kind::Template { .. } => {
+            true
+        }
+        Kind::Collection { items, .. } => {
+            e.ir.list(items)
+                .iter()
+                .all(|&item| compares_without_code(e, item))
+        }
+        _ => false,
+    }
+}
+
+/// Methods that run the text they are given on many objects (pandas' frames and series).
+pub const RUNS_TEXT: [&str; 2] = ["eval", "query"];

@@ -4,7 +4,7 @@
 
 use crate::analysis::engine::Engine;
 use crate::analysis::facts::{DynamicKind, FactKind};
-use crate::analysis::ir::{Kind, NodeId};
+use crate::analysis::ir::{BinOp, Kind, NodeId};
 
 /// A string literal or template, unless it is a piece of a larger one.
 pub fn report_string(e: &mut Engine, id: NodeId) {
@@ -14,7 +14,18 @@ pub fn report_string(e: &mut Engine, id: NodeId) {
     let inside_template =
         e.ir.parent(id)
             .is_some_and(|p| matches!(e.ir.kind(p), Kind::Template { .. }));
-    if !inside_template {
+    // `prop === '__proto__'`, `key == "/etc/passwd"`: compared, a string reaches nothing
+    // (guards against prototype pollution are written this way).
+    let compared = e.ir.parent(id).is_some_and(|p| {
+        matches!(
+            e.ir.kind(p),
+            Kind::Binary {
+                op: BinOp::Compare,
+                ..
+            } | Kind::Compared
+        )
+    });
+    if !inside_template && !compared {
         report(e, id);
     }
 }

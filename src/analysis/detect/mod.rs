@@ -15,7 +15,6 @@ mod uses;
 
 pub use attributes::report_special;
 pub use calls::is_namespace;
-pub use escapes::is_tracked;
 pub use uses::{Site, report_use};
 
 use super::engine::Engine;
@@ -43,6 +42,7 @@ pub fn report(e: &mut Engine, id: NodeId) {
             uses::report_call(e, id);
             literals::report(e, id);
             annotations::report_annotations_written(e, id);
+            annotations::report_computed_type(e, id);
         }
         Kind::Str { .. } | Kind::Template { .. } => {
             literals::report_string(e, id);
@@ -52,7 +52,9 @@ pub fn report(e: &mut Engine, id: NodeId) {
         Kind::Binary { .. } => {
             literals::report(e, id);
             annotations::report_annotations_written(e, id);
+            annotations::report_computed_type(e, id);
         }
+        Kind::Cond { .. } => annotations::report_computed_type(e, id),
         _ => {}
     }
     escapes::report(e, id);

@@ -8,6 +8,7 @@ use crate::analysis::engine::Engine;
 use crate::analysis::engine::meaning::{Meaning, Value};
 use crate::analysis::facts::FactKind;
 use crate::analysis::ir::{Kind, NodeId};
+use crate::analysis::text::percent_decode;
 
 pub fn report(e: &mut Engine, call: NodeId) {
     let Kind::Call { callee, .. } = e.ir.kind(call) else {
@@ -39,6 +40,9 @@ pub fn report(e: &mut Engine, call: NodeId) {
     }
     let method = e.name(name).to_owned();
     let dialect = e.dialect;
+    if dialect.path_method(&method).is_some() && !may_be_path_method(e, call, object, &method) {
+        return;
+    }
     if matches!(dialect.path_method(&method), Some(PathMethod::Argument(..))) && e.splatted(call) {
         report_unknown_path(e, call, format!(".{method}"));
         return;
@@ -60,6 +64,9 @@ pub fn report(e: &mut Engine, call: NodeId) {
                 .copied()
                 .or_else(|| e.keyword_arg(call, keyword));
             if let Some(arg) = arg {
+                if is_never_a_path(e, arg) {
+                    return; // `df.rename({"a": "b"})`, `s.replace(mapping)`
+                }
                 let path = e.fold(arg, 0).map(|p| normalize(&p));
                 if path.as_deref().is_some_and(is_url) {
                     return;
@@ -75,6 +82,117 @@ pub fn report(e: &mut Engine, call: NodeId) {
         }
         None => {}
     }
+}
+
+/// Whether a method call on an object the analyzer does not know may be the path method of
+/// that name: not when the call does not fit the method's signature (`s.replace("a", "b")`
+/// is `str.replace`, `m.group(1)` a regular expression match's), nor when the object is
+/// proven to be a string or a list, nor for `.group()` of a regular expression match.
+fn may_be_path_method(e: &mut Engine, call: NodeId, object: NodeId, method: &str) -> bool {
+    if let Some((positional, keywords)) = e.dialect.path_method_signature(method)
+        && !e.splatted(call)
+    {
+        let Kind::Call { args, .. } = e.ir.kind(call) else {
+            return true;
+        };
+        let mut given = 0;
+        for &arg in e.ir.list(args) {
+            match e.ir.kind(arg) {
+                Kind::Arg { name: None, .. } => given += 1,
+                Kind::Arg { name: Some(n), .. } if !keywords.contains(&e.name(n)) => return false,
+                _ => {}
+            }
+        }
+        if given > positional {
+            return false;
+        }
+    }
+    if e.dialect.path_method_signature(method).is_some() && e.is_sequence(object) {
+        return false;
+    }
+    !(method == "group" && is_regex_match(e, object, 0))
+}
+
+/// True when the expression is a regular expression's match: what `re.match`, `re.search`,
+/// `re.fullmatch` or a compiled pattern's `.match`/`.search`/`.fullmatch` return (whatever
+/// the receiver: a path's own `.match` returns a `bool`, which has no `.group`), an element
+/// of what `finditer` gives, or a name bound only to such values.
+fn is_regex_match(e: &mut Engine, id: NodeId, depth: usize) -> bool {
+    const MATCHING: [&str; 3] = ["match", "search", "fullmatch"];
+    if depth > 4 {
+        return false;
+    }
+    let id = e.ir.unparen(id);
+    match e.ir.kind(id) {
+        Kind::Call { callee, .. } => {
+            if let Kind::Attr { name, .. } = e.ir.kind(callee)
+                && MATCHING.contains(&e.name(name))
+            {
+                return true;
+            }
+            let names = e.names_of(callee);
+            !names.is_empty()
+                && names
+                    .iter()
+                    .all(|n| n.strip_prefix("re.").is_some_and(|f| MATCHING.contains(&f)))
+        }
+        Kind::Walrus { value, .. } => is_regex_match(e, value, depth + 1),
+        Kind::Name(sym) => {
+            let Some(scope) = e
+                .scopes
+                .lookup(sym, e.scopes.scope_of(id), e.dialect.declaring())
+                .scopes
+                .first()
+                .copied()
+            else {
+                return false;
+            };
+            let binds = e.binds_of(scope, sym);
+            !binds.is_empty()
+                && binds.into_iter().all(|bind| {
+                    let Some(parent) = e.ir.parent(bind) else {
+                        return false;
+                    };
+                    match e.ir.kind(parent) {
+                        Kind::Assign { value, .. } | Kind::Walrus { value, .. } => {
+                            is_regex_match(e, value, depth + 1)
+                        }
+                        Kind::For { target, iter, .. } | Kind::CompFor { target, iter }
+                            if target == bind =>
+                        {
+                            finds_matches(e, iter)
+                        }
+                        _ => false,
+                    }
+                })
+        }
+        _ => false,
+    }
+}
+
+/// `re.finditer(...)` or `pattern.finditer(...)`: an iterator of matches.
+fn finds_matches(e: &mut Engine, iter: NodeId) -> bool {
+    let iter = e.ir.unparen(iter);
+    let Kind::Call { callee, .. } = e.ir.kind(iter) else {
+        return false;
+    };
+    if let Kind::Attr { name, .. } = e.ir.kind(callee)
+        && e.name(name) == "finditer"
+    {
+        return true;
+    }
+    let names = e.names_of(callee);
+    !names.is_empty() && names.iter().all(|n| n == "re.finditer")
+}
+
+/// True when the expression is certainly not a path nor a string: a literal collection or
+/// mapping, or a function. A path function given one would refuse it. (A number is a file
+/// descriptor to `open` and `fs.readFileSync`.)
+fn is_never_a_path(e: &mut Engine, id: NodeId) -> bool {
+    matches!(
+        e.ir.kind(e.ir.unparen(id)),
+        Kind::Collection { .. } | Kind::Function { .. }
+    )
 }
 
 /// The functions a call reaches, each with the arguments it gets there. Binding arguments
@@ -146,7 +264,8 @@ fn report_arguments(
         }
     }
     for (i, value) in values.into_iter().enumerate() {
-        if e.dialect.is_content_argument(name, i) {
+        // `fs.mkdirSync('out', { recursive: true })`: an options object is no path.
+        if e.dialect.is_content_argument(name, i) || is_never_a_path(e, value) {
             continue;
         }
         let path = e.fold(value, 0).map(|p| normalize(&p));
@@ -184,9 +303,24 @@ fn is_url(path: &str) -> bool {
 /// resolved, repeated slashes folded. A relative path stays relative (and may start with
 /// `..`); an absolute one stays absolute.
 pub fn normalize(path: &str) -> String {
+    // URL readers (pandas, urllib) strip leading spaces and control characters.
+    let trimmed = path.trim_start_matches(|c: char| c <= ' ');
+    let path = if trimmed.contains("://") || trimmed.starts_with("file:") {
+        trimmed
+    } else {
+        path
+    };
     // A backslash is a file name character here, but a path meant for another system says
     // where it means to go: read it as a separator.
     let path = &path.replace('\\', "/");
+    // A `file:` URL's path is percent-encoded: `%2e%2e` is `..` to the URL parser.
+    let decoded;
+    let path = if path.starts_with("file:") && path.contains('%') {
+        decoded = String::from_utf8_lossy(&percent_decode(path)).into_owned();
+        &decoded
+    } else {
+        path
+    };
     let path = match path.strip_prefix("file://") {
         // `file:///etc/passwd`, `file://localhost/etc/passwd`
         Some(rest) => match rest.find('/') {
@@ -244,5 +378,12 @@ mod tests {
         assert_eq!(normalize(""), ".");
         assert_eq!(normalize("..\\outside.txt"), "../outside.txt");
         assert_eq!(normalize("https://example.com/x"), "https://example.com/x");
+        assert_eq!(normalize("file:///tmp/%2e%2e/etc/passwd"), "/etc/passwd");
+        assert_eq!(
+            normalize("file:///proc/%73elf/environ"),
+            "/proc/self/environ"
+        );
+        assert_eq!(normalize(" file:///etc/passwd"), "/etc/passwd");
+        assert_eq!(normalize(" http://host/x"), "http://host/x");
     }
 }

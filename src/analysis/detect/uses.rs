@@ -26,7 +26,7 @@ pub enum Site {
 
 /// A name, attribute, subscript or `this` that ends a chain.
 pub fn report_reference(e: &mut Engine, id: NodeId) {
-    if is_callee(e, id) || !is_maximal(e, id) {
+    if is_callee(e, id) || !is_maximal(e, id) || is_only_tested(e, id) {
         return;
     }
     for m in e.resolve(id, 0).to_vec() {
@@ -202,6 +202,92 @@ pub fn report_use(e: &mut Engine, node: NodeId, m: Meaning, site: Site, args: Ve
             root,
         },
     );
+}
+
+/// True for a bare name that is only tested (`typeof window`, `!navigator`, `not os`): the
+/// operator's value is a type name or a boolean, never the value itself, and reading a bare
+/// name runs nothing. A member read (`typeof process.env`) is still a use of the member.
+fn is_only_tested(e: &mut Engine, node: NodeId) -> bool {
+    use crate::analysis::ir::{BinOp, Kind, UnOp};
+    let Some(parent) = e.ir.parent(node) else {
+        return false;
+    };
+    if !matches!(e.ir.kind(node), Kind::Name(_)) {
+        // `"google.colab" in sys.modules`: a namespace asked whether it holds a name.
+        let compared = matches!(
+            e.ir.kind(parent),
+            Kind::Binary {
+                op: BinOp::Compare,
+                ..
+            } | Kind::Compared
+        );
+        return compared && {
+            let meanings = e.resolve(node, 0);
+            !meanings.is_empty()
+                && meanings
+                    .iter()
+                    .all(|m| !m.held && matches!(m.value, Value::Namespace(_)))
+        };
+    }
+    match e.ir.kind(parent) {
+        Kind::Unary {
+            op: UnOp::Other,
+            arg,
+        } => arg == node,
+        // `x instanceof Function`, `'ontouchstart' in window`: a boolean.
+        Kind::Binary {
+            op: BinOp::Compare, ..
+        }
+        | Kind::Compared => true,
+        // `window && window.matchMedia(...)`: an object that is always true (the global
+        // object, a module) is never the value of `&&`, only its test.
+        Kind::Binary {
+            op: BinOp::Logical,
+            left,
+            right,
+        } if left == node => {
+            e.is_and(left, right) && {
+                let meanings = e.resolve(node, 0);
+                !meanings.is_empty()
+                    && meanings
+                        .iter()
+                        .all(|m| !m.held && matches!(m.value, Value::Global | Value::Module(_)))
+            }
+        }
+        // `const { innerWidth, innerHeight } = window`: each key is read as a member, and
+        // judged as one; the object itself goes nowhere.
+        Kind::Decl {
+            target,
+            value: Some(value),
+            ..
+        } if value == node => takes_only_constant_keys(e, target),
+        Kind::Assign { targets, value } if value == node => {
+            let targets = e.ir.list(targets).to_vec();
+            targets.into_iter().all(|t| takes_only_constant_keys(e, t))
+        }
+        _ => false,
+    }
+}
+
+/// An object pattern of constant keys, without a rest element, nested patterns included.
+fn takes_only_constant_keys(e: &mut Engine, pattern: NodeId) -> bool {
+    use crate::analysis::ir::Kind;
+    let Kind::ObjectPattern { entries } = e.ir.kind(pattern) else {
+        return false;
+    };
+    let entries = e.ir.list(entries).to_vec();
+    entries.into_iter().all(|entry| match e.ir.kind(entry) {
+        Kind::PatternEntry { key, target } => {
+            let target = match e.ir.kind(target) {
+                Kind::DefaultTarget { target, .. } => target,
+                _ => target,
+            };
+            e.fold_key(key, 0).is_some()
+                && (matches!(e.ir.kind(target), Kind::Bind(_))
+                    || takes_only_constant_keys(e, target))
+        }
+        _ => false,
+    })
 }
 
 /// True when a value is only compared (`x instanceof Function`, `this !== last`).

@@ -51,7 +51,9 @@ impl<'a> Engine<'a> {
             Kind::Call { .. } => self.taint_parameters(id),
             Kind::Decl { target, value, .. } => match value {
                 Some(v) => self.bind(target, Source::Expr(v)),
-                None => self.bind(target, Source::Unknown),
+                // `var i;` is `undefined` until assigned: as a key or in text, the word
+                // `undefined`, which reaches no member and adds no code; like a number.
+                None => self.bind(target, Source::Number),
             },
             Kind::Walrus { target, value } => self.bind(target, Source::Expr(value)),
             Kind::AugAssign { target, value } => {

@@ -366,6 +366,25 @@ impl<'a> Engine<'a> {
                 Some(join_paths(parts.iter().map(String::as_str)))
             }
             StrMethod::ExpandUser => expand_user(&self.fold(object, depth)?),
+            StrMethod::WithSuffix | StrMethod::WithName => {
+                let path = self.fold(object, depth)?.to_string();
+                let given = self.fold(*args.first()?, depth)?;
+                let (dir, last) = match path.rsplit_once('/') {
+                    Some((dir, last)) => (format!("{dir}/"), last),
+                    None => (String::new(), path.as_str()),
+                };
+                let last = match method {
+                    StrMethod::WithSuffix => {
+                        let stem = match last.rfind('.') {
+                            Some(at) if at > 0 => &last[..at],
+                            _ => last,
+                        };
+                        format!("{stem}{given}")
+                    }
+                    _ => given.to_string(),
+                };
+                Some(format!("{dir}{last}"))
+            }
         }
     }
 

@@ -57,7 +57,19 @@ impl<'a> Engine<'a> {
                 op: BinOp::Logical,
                 left,
                 right,
-            } => self.union(&[left, right], depth),
+            } => {
+                // `window && x` is `x`: the global object and modules are always true.
+                let tested = self.resolve(left, depth).to_vec();
+                let always_true = !tested.is_empty()
+                    && tested
+                        .iter()
+                        .all(|m| !m.held && matches!(m.value, Value::Global | Value::Module(_)));
+                if always_true && self.is_and(left, right) {
+                    self.resolve(right, depth).to_vec()
+                } else {
+                    self.union(&[left, right], depth)
+                }
+            }
             Kind::Seq { items } => match ir.list(items).last() {
                 Some(&last) => self.resolve(last, depth).to_vec(),
                 None => Vec::new(),
@@ -400,6 +412,8 @@ impl<'a> Engine<'a> {
             Value::Module(p) if self.dialect.is_own_module(self.paths.text(p)) => {
                 self.module_level_name(name)
             }
+            // `np.load.__call__` is `np.load`: calling it is calling the function.
+            Value::Name(_) | Value::Local(_) if name == "__call__" => vec![m],
             Value::Module(p) | Value::Name(p) => {
                 let owner = self.paths.text(p).to_owned();
                 if let Some(special) = self.dialect.namespace_member(&owner, name) {
@@ -569,6 +583,17 @@ impl<'a> Engine<'a> {
             .list(args)
             .iter()
             .any(|&a| matches!(self.ir.kind(a), Kind::Arg { splat, .. } if splat != Splat::None))
+    }
+
+    /// True when the logical operator between `left` and `right` is `&&` / `and`, whose value
+    /// is its left operand only when that is false.
+    pub fn is_and(&self, left: NodeId, right: NodeId) -> bool {
+        let between = self
+            .source
+            .get(self.ir.span(left).1..self.ir.span(right).0)
+            .unwrap_or_default()
+            .trim_start();
+        between.starts_with("&&") || between.starts_with("and")
     }
 
     /// The keyword argument `name=` of a call.

@@ -179,6 +179,22 @@ impl<'a> Engine<'a> {
     /// object's own enumerable keys cannot be a prototype's `constructor`.
     pub fn is_own_key(&mut self, object: NodeId, key: NodeId) -> bool {
         let e = self;
+        // `o[keys[i]]` with `keys = Object.keys(o)`.
+        if let (
+            Kind::Name(owner),
+            Kind::Index {
+                object: keys,
+                key: i,
+            },
+        ) = (
+            e.ir.kind(e.ir.unparen(object)),
+            e.ir.kind(e.ir.unparen(key)),
+        ) {
+            return e.is_numeric(i)
+                && e.keys_call(keys).is_some_and(|source| {
+                    matches!(e.ir.kind(e.ir.unparen(source)), Kind::Name(s) if e.name(s) == e.name(owner))
+                });
+        }
         let (Kind::Name(owner), Kind::Name(k)) = (
             e.ir.kind(e.ir.unparen(object)),
             e.ir.kind(e.ir.unparen(key)),
@@ -220,6 +236,39 @@ impl<'a> Engine<'a> {
         loop {
             let parent = ir.parent(node)?;
             match ir.kind(parent) {
+                // `const k = keys[i]` with `keys = Object.keys(o)`.
+                Kind::Decl {
+                    target,
+                    value: Some(value),
+                    ..
+                } if target == node => {
+                    let Kind::Index {
+                        object: keys,
+                        key: i,
+                    } = ir.kind(ir.unparen(value))
+                    else {
+                        return None;
+                    };
+                    return if e.is_numeric(i) {
+                        e.keys_call(keys)
+                    } else {
+                        None
+                    };
+                }
+                Kind::Assign { targets, value } if ir.list(targets) == [node] => {
+                    let Kind::Index {
+                        object: keys,
+                        key: i,
+                    } = ir.kind(ir.unparen(value))
+                    else {
+                        return None;
+                    };
+                    return if e.is_numeric(i) {
+                        e.keys_call(keys)
+                    } else {
+                        None
+                    };
+                }
                 Kind::TuplePattern { items } if ir.list(items).first() == Some(&node) => {
                     node = parent
                 }
@@ -253,6 +302,54 @@ impl<'a> Engine<'a> {
         }
     }
 
+    /// True when every use of the array bound to `sym` in `scope` only reads it: indexed
+    /// (not stored into), iterated, or given to a method that does not change it.
+    fn is_only_read(&mut self, sym: Sym, scope: super::scopes::ScopeId) -> bool {
+        const READING: &[&str] = &[
+            "length",
+            "forEach",
+            "map",
+            "filter",
+            "some",
+            "every",
+            "reduce",
+            "reduceRight",
+            "includes",
+            "indexOf",
+            "find",
+            "findIndex",
+            "slice",
+            "join",
+        ];
+        let ir = self.ir;
+        for id in 0..ir.nodes.len() as NodeId {
+            if !matches!(ir.kind(id), Kind::Name(s) if s == sym) {
+                continue;
+            }
+            let lookup =
+                self.scopes
+                    .lookup(sym, self.scopes.scope_of(id), self.dialect.declaring());
+            if !lookup.scopes.contains(&scope) {
+                continue;
+            }
+            let Some(parent) = ir.parent(id) else {
+                return false;
+            };
+            let read = match ir.kind(parent) {
+                Kind::Index { object, .. } if object == id => {
+                    !super::rewrites::is_store_target(self, parent)
+                }
+                Kind::Attr { object, name } if object == id => READING.contains(&self.name(name)),
+                Kind::For { iter, .. } => iter == id,
+                _ => false,
+            };
+            if !read {
+                return false;
+            }
+        }
+        true
+    }
+
     /// `Object.keys(o)` / `Object.entries(o)` / `Object.getOwnPropertyNames(o)`: the `o`.
     fn keys_call(&mut self, call: NodeId) -> Option<NodeId> {
         let e = self;
@@ -264,6 +361,9 @@ impl<'a> Engine<'a> {
                 .lookup(sym, e.scopes.scope_of(call), e.dialect.declaring())
                 .scopes
                 .first()?;
+            if !e.is_only_read(sym, scope) {
+                return None; // `keys.push('constructor')`, `keys[0] = ...`
+            }
             let mut source = None;
             for bind in e.binds_of(scope, sym) {
                 let value = match e.ir.kind(e.ir.parent(bind)?) {

@@ -34,35 +34,22 @@ pub fn report(e: &mut Engine, id: NodeId) {
         }
         Kind::ObjectPattern { .. } => report_destructuring(e, id),
         Kind::Name(_) => report_wrapper_arguments(e, id),
-        Kind::With => report_with_scope(e, id),
+        Kind::With => report_with(e, id),
         _ => {}
     }
 }
 
 /// `with (object) body`: inside, a free name is whatever member of `object` (or of its
-/// prototypes) has that name when it runs: `env` under `with (process)`, `constructor` under
-/// `with (Object.getPrototypeOf(f))`, which is `Function`. Only plain data the snippet built
-/// (a literal object or array, a string) holds nothing such names could reach; the members
-/// of anything else are not followed. (A module or `process` there is reported as a value
-/// handed where it is not followed.)
-fn report_with_scope(e: &mut Engine, with: NodeId) {
-    // The object is the statement's first child, lowered right after it.
-    let object = with + 1;
-    if e.ir.parent(object) != Some(with) || e.is_plain_data(object) {
-        return;
-    }
-    let tracked = e
-        .resolve(object, 0)
-        .iter()
-        .any(|m| crate::analysis::detect::is_tracked(e, *m));
-    if !tracked {
-        e.dynamic(
-            object,
-            DynamicKind::UntrackedValue,
-            "`with` puts an object the analyzer cannot prove to be plain data on the scope \
-             chain, so the names inside may be any of its members",
-        );
-    }
+/// prototypes) has that name when it runs, which the analyzer reads as a global: `env` under
+/// `with (process)`, `constructor` under `with (Object.getPrototypeOf(f))`, which is
+/// `Function`, and `constructor.constructor` even under `with ({})`. So every `with` is a
+/// value the analyzer does not follow.
+fn report_with(e: &mut Engine, with: NodeId) {
+    e.dynamic(
+        with,
+        DynamicKind::UntrackedValue,
+        "`with` makes an object's members free names, which the analyzer reads as globals",
+    );
 }
 
 /// The module wrapper's `arguments` holds `require` and `module`. Taken apart by constant

@@ -257,6 +257,8 @@ impl Dialect for JavaScript {
         index == 1 && (method.starts_with("write") || method.starts_with("append"))
     }
 
+    /// `process` holds the environment, native bindings and `dlopen`: followed where a member
+    /// of it is taken, it goes nowhere else (spread, copied, passed, printed, returned).
     fn is_tracked_name(&self, name: &str) -> bool {
         STRING_TIMERS.contains(&name) || CAPABILITY_GLOBALS.contains(&name)
     }

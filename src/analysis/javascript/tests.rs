@@ -176,3 +176,14 @@ fn a_leading_string_cut_inside_a_character_is_read_without_panic() {
         }
     )));
 }
+
+#[test]
+fn recursive_returns_are_followed_once() {
+    // Each call of `search` returns further calls of it: followed anew at every level, the
+    // taint query would branch three ways per level of its depth bound and never finish.
+    let code = "function search(a, key, lo, hi) {\n  if (lo > hi) return lo\n  const mid = Math.floor((lo + hi) / 2)\n  if (a[mid] < key) return search(a, key, mid + 1, hi)\n  else if (a[mid] > key) return search(a, key, lo, mid - 1)\n  return search(a, key, mid, mid)\n}\nconsole.log(search([1, 2, 3], 2, 0, 2))\n";
+    assert!(!dynamic(code).contains(&DynamicKind::ComputedMember));
+    // A value that may be code still comes back through the recursion.
+    let tainted = "function f(o, k, n) { if (n) return f(o, k, n - 1); return o[k]; }\nf(() => 1, process.argv[2], 3)('return 1')();\n";
+    assert!(dynamic(tainted).contains(&DynamicKind::ComputedMember));
+}

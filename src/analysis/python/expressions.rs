@@ -12,6 +12,7 @@ use crate::analysis::ir::{Kind, NodeId};
 const EXPRESSION_METHODS: &[&str] = &["eval", "query"];
 
 pub fn report(e: &mut Engine, call: NodeId) {
+    report_named(e, call);
     let Kind::Call { callee, .. } = e.ir.kind(call) else {
         return;
     };
@@ -19,8 +20,23 @@ pub fn report(e: &mut Engine, call: NodeId) {
         return;
     };
     let method = e.name(name);
-    // A module's own function is judged by its name (`pandas.eval` is code-eval already).
-    if !EXPRESSION_METHODS.contains(&method) || !e.resolve(object, 0).is_empty() {
+    if !EXPRESSION_METHODS.contains(&method) {
+        return;
+    }
+    // A module's own function is judged by its name (`pandas.eval` is code-eval already); the
+    // unbound method of a class (`pd.DataFrame.eval(frame, text)`) takes its text second.
+    if e.resolve(object, 0).iter().any(|m| {
+        e.path_text(m.value)
+            .is_some_and(|n| n.starts_with("pandas.") && n.contains(|c: char| c.is_uppercase()))
+    }) {
+        e.dynamic(
+            call,
+            DynamicKind::CodeEval,
+            format!("`.{method}` of a pandas class evaluates the text it is given"),
+        );
+        return;
+    }
+    if !e.resolve(object, 0).is_empty() {
         return;
     }
     let text = if e.splatted(call) {
@@ -44,6 +60,135 @@ pub fn report(e: &mut Engine, call: NodeId) {
              can read (an attribute, a dunder or a text built at run time)"
         ),
     );
+}
+
+/// `frame.eval` or `frame.query` reached but not called right there (kept, passed, stored,
+/// its `__call__` taken): the text it is called with later is not read.
+pub fn report_value(e: &mut Engine, id: NodeId) {
+    let Kind::Attr { object, name } = e.ir.kind(id) else {
+        return;
+    };
+    let method = e.name(name);
+    if !EXPRESSION_METHODS.contains(&method)
+        || crate::analysis::detect::is_callee(e, id)
+        || is_url_parts(e, object)
+    {
+        return;
+    }
+    // `pd.DataFrame.eval` handed to `pipe`; a module's own function is judged by its name.
+    let resolved = e.resolve(object, 0).to_vec();
+    if !resolved.is_empty()
+        && !resolved.iter().any(|m| {
+            e.path_text(m.value)
+                .is_some_and(|n| n.starts_with("pandas.") && n.contains(|c: char| c.is_uppercase()))
+        })
+    {
+        return;
+    }
+    e.dynamic(
+        id,
+        DynamicKind::CodeEval,
+        format!("`.{method}` evaluates text, and is used here where its text is not seen"),
+    );
+}
+
+/// True when the object is the parts of a URL (`urllib.parse.urlparse(u).query` is text): a
+/// name bound only to what a `urllib.parse` function returns.
+fn is_url_parts(e: &mut Engine, object: NodeId) -> bool {
+    let object = e.ir.unparen(object);
+    let from_parse = |e: &mut Engine, value: NodeId| match e.ir.kind(e.ir.unparen(value)) {
+        Kind::Call { callee, .. } => {
+            let names = e.names_of(callee);
+            !names.is_empty() && names.iter().all(|n| n.starts_with("urllib.parse."))
+        }
+        _ => false,
+    };
+    match e.ir.kind(object) {
+        Kind::Call { .. } => from_parse(e, object),
+        Kind::Name(sym) => {
+            let Some(scope) = e
+                .scopes
+                .lookup(sym, e.scopes.scope_of(object), e.dialect.declaring())
+                .scopes
+                .first()
+                .copied()
+            else {
+                return false;
+            };
+            let binds = e.binds_of(scope, sym);
+            !binds.is_empty()
+                && binds
+                    .into_iter()
+                    .all(|bind| match e.ir.parent(bind).map(|p| e.ir.kind(p)) {
+                        Some(Kind::Assign { value, .. }) => from_parse(e, value),
+                        _ => false,
+                    })
+        }
+        _ => false,
+    }
+}
+
+/// pandas calls a method named by a string (`frame.agg("eval", text)`, `apply("query")`), as
+/// do `getattr` and `operator.methodcaller`: naming an evaluating method runs its text.
+fn report_named(e: &mut Engine, call: NodeId) {
+    /// pandas methods that call a method of the frame named by a string.
+    const BY_NAME: &[&str] = &[
+        "agg",
+        "aggregate",
+        "apply",
+        "transform",
+        "pipe",
+        "applymap",
+        "map",
+        "resample",
+    ];
+    let Kind::Call { callee, args, .. } = e.ir.kind(call) else {
+        return;
+    };
+    let method_by_name = match e.ir.kind(callee) {
+        Kind::Attr { name, .. } => BY_NAME.contains(&e.name(name)),
+        _ => false,
+    };
+    let looks_up = e.names_of(callee).iter().any(|n| {
+        matches!(
+            n.as_str(),
+            "getattr" | "operator.methodcaller" | "operator.attrgetter"
+        )
+    });
+    if !method_by_name && !looks_up {
+        return;
+    }
+    for arg in e.ir.list(args).to_vec() {
+        let Kind::Arg { value, .. } = e.ir.kind(arg) else {
+            continue;
+        };
+        let text = e.fold(value, 0);
+        // `frame.agg("to_csv", "m.py")`: a writer called by name writes where its arguments
+        // say, which no path check reads.
+        if let Some(method) = text.as_deref()
+            && method.starts_with("to_")
+            && e.dialect.path_method(method).is_some()
+        {
+            e.push(
+                arg,
+                crate::analysis::facts::FactKind::Path {
+                    function: format!("a `{method}` called by name"),
+                    path: None,
+                },
+            );
+        }
+        if let Some(text) = text
+            && EXPRESSION_METHODS.contains(&&*text)
+        {
+            e.dynamic(
+                arg,
+                DynamicKind::CodeEval,
+                format!(
+                    "names the method `{text}`, which evaluates text the analyzer does not see"
+                ),
+            );
+        }
+    }
 }
 
 /// True for names, numbers, strings, operators, calls of bare names and `@local`: no attribute

@@ -3,6 +3,7 @@
 //! any sandbox; this file answers the engine's questions.
 
 mod backends;
+mod classes;
 mod expressions;
 mod formats;
 mod lower;
@@ -11,6 +12,7 @@ mod sizes;
 pub mod tables;
 #[cfg(test)]
 mod tests;
+mod vectorizers;
 
 use std::borrow::Cow;
 
@@ -235,6 +237,8 @@ impl Dialect for Python {
             "joinpath" => StrMethod::JoinPath,
             "resolve" | "absolute" | "as_posix" => StrMethod::Same,
             "expanduser" => StrMethod::ExpandUser,
+            "with_suffix" => StrMethod::WithSuffix,
+            "with_name" => StrMethod::WithName,
             _ => return None,
         })
     }
@@ -268,6 +272,31 @@ impl Dialect for Python {
             "to_xml" => PathMethod::Argument(0, "path_or_buffer"),
             "savefig" => PathMethod::Argument(0, "fname"),
             "tofile" => PathMethod::Argument(0, "fid"),
+            _ => return None,
+        })
+    }
+
+    /// The widest signature `pathlib.Path` (and `os.DirEntry`) gives each method over the
+    /// Python versions the sandbox may run. A snippet's own subclass could change one, but
+    /// the strict policy denies a `pathlib` class handed to a class statement, and the
+    /// standard one only warns about paths.
+    fn path_method_signature(&self, method: &str) -> Option<(usize, &'static [&'static str])> {
+        const FOLLOW: &[&str] = &["follow_symlinks"];
+        Some(match method {
+            "read_text" => (3, &["encoding", "errors", "newline"]),
+            "write_text" => (4, &["data", "encoding", "errors", "newline"]),
+            "read_bytes" | "rmdir" | "iterdir" | "lstat" | "readlink" => (0, &[]),
+            "write_bytes" => (1, &["data"]),
+            "open" => (5, &["mode", "buffering", "encoding", "errors", "newline"]),
+            "touch" => (2, &["mode", "exist_ok"]),
+            "unlink" => (1, &["missing_ok"]),
+            "mkdir" => (3, &["mode", "parents", "exist_ok"]),
+            "glob" | "rglob" => (1, &["pattern", "case_sensitive", "recurse_symlinks"]),
+            "exists" | "is_file" | "is_dir" | "stat" | "owner" | "group" => (0, FOLLOW),
+            "chmod" => (1, &["mode", "follow_symlinks"]),
+            "rename" | "replace" | "hardlink_to" | "link_to" => (1, &["target"]),
+            "symlink_to" => (2, &["target", "target_is_directory"]),
+            "samefile" => (1, &["other_path"]),
             _ => return None,
         })
     }
@@ -310,8 +339,18 @@ impl Dialect for Python {
                 expressions::report(e, id);
                 backends::report(e, id);
                 formats::report_call(e, id);
+                vectorizers::report(e, id);
+                classes::report(e, id);
             }
-            Kind::Assign { .. } => backends::report(e, id),
+            Kind::Assign { .. } => {
+                backends::report(e, id);
+                vectorizers::report(e, id);
+            }
+            Kind::Pair { .. } => vectorizers::report(e, id),
+            Kind::Attr { .. } => {
+                expressions::report_value(e, id);
+                classes::report(e, id);
+            }
             Kind::Binary { .. } => sizes::report_binary(e, id),
             Kind::Name(sym)
                 if e.name(sym) == "__builtins__" && super::detect::is_maximal(e, id) =>

@@ -160,6 +160,10 @@ const INTROSPECTION_ATTRIBUTES: &[&str] = &[
 /// processes and opens sockets and pipes without `subprocess`, `socket` or `os`; an ndarray's
 /// `ctypes` helper holds the `ctypes` module; `to_clipboard` runs the clipboard tools.
 pub const CAPABILITY_ATTRIBUTES: &[&str] = &[
+    // links made at run time change what a path proven lexically names (`link/../etc`)
+    "symlink_to",
+    "hardlink_to",
+    "link_to",
     "get_loop",
     "subprocess_shell",
     "subprocess_exec",

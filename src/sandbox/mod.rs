@@ -4,6 +4,7 @@
 //! been judged. Containers carry a label so leftovers of a crashed gateway are reaped at the
 //! next start, and every container is removed after its run, however the run ended.
 
+mod build_log;
 pub mod container;
 pub mod derive;
 pub mod engine;
@@ -18,6 +19,7 @@ mod output;
 pub mod pool;
 mod preload;
 pub mod random;
+mod recipe;
 pub mod seccomp;
 pub mod transfer;
 pub mod uids;
@@ -31,6 +33,7 @@ pub use derive::Extras;
 pub use engine::{Engine, EngineChoice, EngineKind, SandboxError};
 pub use exec::Execution;
 pub use preload::Preload;
+pub use recipe::{Recipe, Suite};
 use tokio_util::task::TaskTracker;
 use tracing::Instrument;
 pub use uids::UidRange;
@@ -54,6 +57,9 @@ pub struct SandboxConfig {
     pub images: HashMap<Language, String>,
     /// Packages added to the images (derived on first use).
     pub extras: Extras,
+    /// The Debian suite of our own images, and Debian packages added to them (built on
+    /// first use).
+    pub recipe: images::Recipe,
     /// Warm containers kept per language.
     pub pool_size: usize,
     /// Names of gateway environment variables passed into containers.
@@ -74,6 +80,7 @@ impl Default for SandboxConfig {
             engine: EngineChoice::Auto,
             images: HashMap::new(),
             extras: Extras::default(),
+            recipe: images::Recipe::default(),
             pool_size: 2,
             pass_through_env: Vec::new(),
             build_missing_images: true,
@@ -85,11 +92,20 @@ impl Default for SandboxConfig {
 }
 
 impl SandboxConfig {
+    /// How this configuration's missing images are made.
+    pub fn build(&self) -> derive::Build<'_> {
+        derive::Build {
+            recipe: &self.recipe,
+            missing: self.build_missing_images,
+            mirror: self.mirror.as_deref(),
+        }
+    }
+
     pub fn image(&self, language: Language) -> String {
         self.images
             .get(&language)
             .cloned()
-            .unwrap_or_else(|| images::default_image(language))
+            .unwrap_or_else(|| images::image_for(language, &self.recipe))
     }
 }
 
@@ -127,8 +143,7 @@ impl Sandbox {
                 language,
                 &config.image(language),
                 config.extras.dir(language),
-                config.build_missing_images,
-                config.mirror.as_deref(),
+                &config.build(),
             )
             .await?;
             manifests.insert(language, prepared.manifest);

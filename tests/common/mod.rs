@@ -66,9 +66,16 @@ pub fn ensure_images() {
                 .unwrap_or_else(|e| panic!("these tests need a running Docker Engine: {e}"));
             for language in Language::ALL {
                 let image = code_sandbox_mcp::sandbox::images::default_image(language);
-                code_sandbox_mcp::sandbox::images::ensure(&engine, language, &image, true, None)
-                    .await
-                    .unwrap_or_else(|e| panic!("cannot build the {language} image: {e}"));
+                code_sandbox_mcp::sandbox::images::ensure(
+                    &engine,
+                    language,
+                    &image,
+                    &Default::default(),
+                    true,
+                    None,
+                )
+                .await
+                .unwrap_or_else(|e| panic!("cannot build the {language} image: {e}"));
             }
         });
     });

@@ -54,7 +54,13 @@ pub struct SandboxArgs {
     pub deb_packages: Option<PathBuf>,
     /// Debian release the images built from the recipe come from: bookworm (Python 3.11,
     /// Node.js 18) or trixie (Python 3.13, Node.js 20).
-    #[arg(long, global = true, default_value_t = Suite::default(), value_name = "SUITE")]
+    #[arg(
+        long,
+        global = true,
+        default_value_t = Suite::default(),
+        env = "SANDBOX_SUITE",
+        value_name = "SUITE"
+    )]
     pub suite: Suite,
     /// Gateway environment variables passed into containers, e.g. `GEMINI_API_KEY,OTHER`.
     /// Their values are never logged.

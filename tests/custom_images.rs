@@ -101,7 +101,7 @@ fn config(backend: Backend, python_image: String, wheelhouse: Option<PathBuf>) -
 }
 
 /// The gateway's command line for `backend`: its engine, and under gVisor a policy file that
-/// runs snippets with runsc (`policy` extended, or the default).
+/// runs snippets with runsc (`policy` extended, or the default), kept in `dir`.
 fn server_args(backend: Backend, dir: &Path, policy: Option<&str>) -> Vec<String> {
     let mut args = vec!["--engine".to_owned(), backend.engine().to_string()];
     let base = policy.unwrap_or("standard");
@@ -118,6 +118,7 @@ fn server_args(backend: Backend, dir: &Path, policy: Option<&str>) -> Vec<String
     }
     args
 }
+
 on_every_backend! {
     /// An image with python3 alone runs snippets through a derived image with the runner as
     /// PID 1, and a missing library is the snippet's ordinary ImportError.
@@ -178,17 +179,20 @@ async fn call_python(
         .await
         .unwrap();
     let text = serde_json::to_string(&result.content).unwrap();
-    (result.structured_content.unwrap(), text)
+    let structured = result
+        .structured_content
+        .unwrap_or_else(|| panic!("no structured content: {text}"));
+    (structured, text)
 }
 
 on_every_backend! {
     async fn wheels_from_a_local_wheelhouse_are_importable_through_mcp(backend) {
         let slim = slim(backend).await;
-        let wheelhouse = tempfile::tempdir().unwrap();
+        let (wheelhouse, policies) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
         wheel(wheelhouse.path(), "sandboxtinypkg", None);
         let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_code-sandbox-mcp"));
         command
-            .args(server_args(backend, wheelhouse.path(), None))
+            .args(server_args(backend, policies.path(), None))
             .args(["--pool-size", "0", "--python-image", &slim, "--wheelhouse"])
             .arg(wheelhouse.path());
         let client = ().serve(TokioChildProcess::new(command).unwrap()).await.unwrap();
@@ -234,13 +238,13 @@ on_every_backend! {
     /// denied naming the image and the option that adds it, the standard library passes.
     async fn a_widened_strict_policy_allows_a_wheel_and_requires_it_installed(backend) {
         let slim = slim(backend).await;
-        let wheelhouse = tempfile::tempdir().unwrap();
+        let (wheelhouse, policies) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
         wheel(wheelhouse.path(), "sandboxtinypkg", None);
         let policy = Path::new(env!("CARGO_MANIFEST_DIR")).join("policies/fixtures/strict-team-wheels.yaml");
         let policy = policy.display().to_string();
         let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_code-sandbox-mcp"));
         command
-            .args(server_args(backend, wheelhouse.path(), Some(&policy)))
+            .args(server_args(backend, policies.path(), Some(&policy)))
             .args(["--pool-size", "0", "--python-image", &slim, "--wheelhouse"])
             .arg(wheelhouse.path());
         let client = ().serve(TokioChildProcess::new(command).unwrap()).await.unwrap();

@@ -17,11 +17,13 @@ use code_sandbox_mcp::analysis::Language;
 use code_sandbox_mcp::policy::Limits;
 use code_sandbox_mcp::sandbox::{EngineChoice, Extras, Preload, Sandbox, SandboxConfig};
 
+/// Every call goes to the full runner (the pool's one class then), so each call finds a warm
+/// container of its class and only the image differs.
 const CASES: [(&str, Preload, &str); 2] = [
-    ("print(1)", Preload::Light, "print(1)"),
+    ("print(1)", Preload::Full, "print(1)"),
     (
         "pandas describe",
-        Preload::Data,
+        Preload::Full,
         "import pandas as pd\ndf = pd.DataFrame({'a': range(100), 'b': range(100)})\nprint(df.describe().loc['mean'].sum())",
     ),
 ];

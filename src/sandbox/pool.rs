@@ -242,7 +242,9 @@ impl Pool {
             .filter_map(|(&class, &target)| {
                 let have = state.ready.get(&class).map_or(0, VecDeque::len)
                     + state.starting.get(&class).copied().unwrap_or(0);
-                (have < target).then_some((class, (target - have) as f64 / target as f64))
+                // `then`, not `then_some`: the difference must not be computed when it would
+                // be negative (an overflow that kills the refill task in debug builds).
+                (have < target).then(|| (class, (target - have) as f64 / target as f64))
             })
             .max_by(|a, b| a.1.total_cmp(&b.1))
             .map(|(class, _)| class)

@@ -130,12 +130,15 @@ function debianOwners() {
   const info = '/var/lib/dpkg/info';
   let names = [];
   try { names = fs.readdirSync(info).filter((n) => n.endsWith('.list')); } catch (err) { return owners; }
+  let node = process.execPath;
+  try { node = fs.realpathSync(node); } catch (err) { /* as given */ }
   for (const name of names) {
     const owner = name.slice(0, -'.list'.length).split(':')[0];
     for (const line of fs.readFileSync(path.join(info, name), 'utf8').split('\n')) {
-      if (line.startsWith('/usr/share/nodejs/') && !owners.has(line)) owners.set(line, owner);
+      if ((line.startsWith('/usr/share/nodejs/') || line === node) && !owners.has(line)) owners.set(line, owner);
     }
   }
+  owners.interpreter = owners.get(node);
   return owners;
 }
 
@@ -165,7 +168,9 @@ function packagesIn(dir, added) {
         // Requested: added here, or installed on purpose (a Debian package nothing else
         // pulled in, or not Debian's at all), as opposed to a dependency.
         const owner = owners.get(path.join(dir, full));
-        const requested = added || owner === undefined || !auto.has(owner);
+        // What comes with the interpreter's own package (Node's type definitions) is part
+        // of the interpreter, not a package of its own choosing.
+        const requested = added || owner === undefined || (!auto.has(owner) && owner !== owners.interpreter);
         found.push({ name: pkg.name || full, version: pkg.version || '?', modules: [pkg.name || full], added, requested });
       } catch (err) { /* not a package */ }
     }

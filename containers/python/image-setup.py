@@ -151,6 +151,16 @@ def python_packages(added):
                     top.append(parts[0])
                 elif len(parts) == 1 and entry.suffix == ".py":
                     top.append(entry.stem)
+        if not top:
+            # No top_level.txt and no file list (some Debian packages ship neither): the
+            # distribution's own name, when a module of that name is there.
+            import importlib.util
+            guess = name.lower().replace("-", "_")
+            try:
+                if guess.isidentifier() and importlib.util.find_spec(guess):
+                    top.append(guess)
+            except (ImportError, ValueError):
+                pass
         modules = sorted({m for m in top if m.isidentifier() and not m.startswith("_")})
         was_added = name.lower().replace("_", "-") in added
         # Requested: added here, or installed on purpose (a Debian package nothing else

@@ -193,10 +193,13 @@ pub(super) fn describe_runtime(language: Language, manifest: Option<&Manifest>) 
             }
         }
     }
-    if more > 0 {
+    if more > 0 && named.is_empty() {
         text.push_str(&format!(
-            " ({}{more} more packages: sandbox://environments lists all {})",
-            if named.is_empty() { "" } else { "and " },
+            " and {more} packages that come with it (sandbox://environments lists them)"
+        ));
+    } else if more > 0 {
+        text.push_str(&format!(
+            " (and {more} more packages: sandbox://environments lists all {})",
             m.packages.len()
         ));
     }

@@ -6,7 +6,7 @@ use std::process::ExitStatus;
 
 use tokio::io::{AsyncBufReadExt, BufReader};
 
-use super::engine::SandboxError;
+use super::error::SandboxError;
 use super::recipe::Recipe;
 
 /// Lines kept for the diagnosis: apt's errors come at the end.

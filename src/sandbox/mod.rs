@@ -4,23 +4,24 @@
 //! been judged. Containers carry a label so leftovers of a crashed gateway are reaped at the
 //! next start, and every container is removed after its run, however the run ended.
 
+pub mod backend;
 mod build_log;
 pub mod container;
 pub mod derive;
-pub mod engine;
+pub mod docker;
 mod error;
 mod exec;
-mod hardening;
 mod host_files;
 pub mod images;
+mod labels;
 pub mod manifest;
-mod oneshot;
 mod output;
 pub mod pool;
 mod preload;
 pub mod random;
 mod recipe;
 pub mod seccomp;
+mod spec;
 pub mod transfer;
 pub mod uids;
 
@@ -29,8 +30,12 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
+pub use backend::Backend;
 pub use derive::Extras;
-pub use engine::{Engine, EngineChoice, EngineKind, SandboxError};
+/// The Docker or Podman connection, under the name it had before backends were separated.
+pub use docker::engine;
+pub use docker::{Engine, EngineChoice, EngineKind};
+pub use error::SandboxError;
 pub use exec::Execution;
 pub use preload::Preload;
 pub use recipe::{Recipe, Suite};
@@ -111,7 +116,10 @@ impl SandboxConfig {
 
 /// A connected engine with a warm pool per language.
 pub struct Sandbox {
+    /// The engine the images were prepared in (and that runs the containers).
     engine: Engine,
+    /// What creates, runs and removes the containers.
+    backend: Arc<dyn Backend>,
     pools: HashMap<Language, Arc<Pool>>,
     manifests: HashMap<Language, Manifest>,
     limits: Limits,
@@ -127,7 +135,8 @@ impl Sandbox {
         let engine = Engine::connect(&config.engine).await?;
         let runtime = engine.require_runtime(limits.runtime.as_deref()).await?;
         let gvisor = runtime.as_ref().is_some_and(engine::Runtime::is_gvisor);
-        let reaped = container::reap_leftovers(&engine).await?;
+        let backend: Arc<dyn Backend> = Arc::new(engine.clone());
+        let reaped = container::reap_leftovers(backend.as_ref()).await?;
         if reaped > 0 {
             tracing::info!(reaped, "removed containers left by an earlier gateway");
         }
@@ -162,11 +171,17 @@ impl Sandbox {
             };
             pools.insert(
                 language,
-                Pool::start(engine.clone(), spec, config.pool_size, classes(language)),
+                Pool::start(
+                    Arc::clone(&backend),
+                    spec,
+                    config.pool_size,
+                    classes(language),
+                ),
             );
         }
         Ok(Sandbox {
             engine,
+            backend,
             pools,
             manifests,
             limits: limits.clone(),
@@ -193,7 +208,9 @@ impl Sandbox {
         self.manifests.get(&language)
     }
 
-    /// Waits until each pool holds `count` warm containers (for benchmarks and tests).
+    /// Waits until each pool holds `count` warm containers, or all it means to keep if that is
+    /// fewer (`usize::MAX`: everything it keeps, so nothing is still warming up), for
+    /// benchmarks and tests.
     pub async fn wait_warm(&self, count: usize, timeout: Duration) -> bool {
         for pool in self.pools.values() {
             if !pool.wait_ready(count, timeout).await {
@@ -264,14 +281,21 @@ impl Sandbox {
         // Removal is tied to this guard, so it happens however the run ends, even when the
         // caller drops this future (a client that went away).
         let mut teardown = Teardown {
-            engine: self.engine.clone(),
+            backend: Arc::clone(&self.backend),
             started: Some(started),
             tracker: self.teardown.clone(),
         };
         let started = teardown.started.as_mut().expect("set above");
-        exec::execute(&self.engine, started, code, files, &self.limits, cancelled)
-            .instrument(tracing::info_span!("sandbox.run"))
-            .await
+        exec::execute(
+            self.backend.as_ref(),
+            started,
+            code,
+            files,
+            &self.limits,
+            cancelled,
+        )
+        .instrument(tracing::info_span!("sandbox.run"))
+        .await
     }
 
     /// Stops the pools, waits until every container this sandbox created is gone, and sweeps
@@ -282,7 +306,7 @@ impl Sandbox {
         }
         self.teardown.close();
         self.teardown.wait().await;
-        if let Err(e) = container::remove_instance(&self.engine, &self.instance).await {
+        if let Err(e) = container::remove_instance(self.backend.as_ref(), &self.instance).await {
             tracing::warn!(error = %e, "could not sweep this sandbox's containers");
         }
     }
@@ -291,7 +315,7 @@ impl Sandbox {
 /// Kills and removes a run's container in the background when dropped; its user id returns
 /// to the pool once the container is gone.
 struct Teardown {
-    engine: Engine,
+    backend: Arc<dyn Backend>,
     started: Option<Started>,
     tracker: TaskTracker,
 }
@@ -301,11 +325,11 @@ impl Drop for Teardown {
         let Some(started) = self.started.take() else {
             return;
         };
-        let engine = self.engine.clone();
+        let backend = Arc::clone(&self.backend);
         match tokio::runtime::Handle::try_current() {
             Ok(_) => {
                 self.tracker.spawn(async move {
-                    container::destroy(&engine, &started.id).await;
+                    container::destroy(backend.as_ref(), &started.id).await;
                     drop(started);
                 });
             }

@@ -6,7 +6,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::analysis::{Analysis, FactKind, Language, analyze, is_python_stdlib_module};
-use crate::policy::{Finding, Judgement, Policy, Verdict};
+use crate::policy::{Finding, Installed, Judgement, Policy, Verdict};
 use crate::sandbox::transfer::Omitted;
 use crate::sandbox::{Execution, LazySandbox, Preload, SandboxError};
 use crate::workdir::{self, FileEntry, FileError, FileInfo, InputFile};
@@ -130,19 +130,34 @@ pub struct Gateway {
 
 impl Gateway {
     /// Analyzes and judges without running anything.
-    pub fn check(&self, language: Language, code: &str) -> Result<Judgement, GatewayError> {
-        Ok(self.assess(language, code)?.0)
+    pub async fn check(&self, language: Language, code: &str) -> Result<Judgement, GatewayError> {
+        Ok(self.assess(language, code).await?.0)
     }
 
     /// Analyzes and judges, and says which runner class the code needs (from its imports).
-    pub fn assess(
+    /// A policy that requires allowed modules to be installed also judges the imports
+    /// against the image's manifest, which the sandbox has once started (it is started for
+    /// that, unless the code is denied already).
+    pub async fn assess(
         &self,
         language: Language,
         code: &str,
     ) -> Result<(Judgement, Preload), GatewayError> {
         check_size(code)?;
         let analysis = analyze(language, code.as_bytes());
-        Ok((self.policy.judge(&analysis), runner_class(&analysis)))
+        let judgement = self.policy.judge(&analysis);
+        let runner = runner_class(&analysis);
+        if !self.policy.allow.require_installed || judgement.verdict == Verdict::Deny {
+            return Ok((judgement, runner));
+        }
+        let sandbox = self.sandbox.get().await?;
+        let (Some(image), Some(manifest)) = (sandbox.image(language), sandbox.manifest(language))
+        else {
+            return Ok((judgement, runner));
+        };
+        let has = |module: &str| manifest.has_module(module);
+        let installed = Installed { image, has: &has };
+        Ok((self.policy.judge_in(&analysis, Some(&installed)), runner))
     }
 
     /// The whole pipeline. A denial is a normal outcome (`ran: false`), not an error.
@@ -152,7 +167,7 @@ impl Gateway {
         code: &str,
         cancelled: impl Future<Output = ()>,
     ) -> Result<RunReport, GatewayError> {
-        let (judgement, runner) = self.assess(language, code)?;
+        let (judgement, runner) = self.assess(language, code).await?;
         self.run_judged(language, code, &[], judgement, runner, cancelled)
             .await
     }

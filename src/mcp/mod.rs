@@ -190,7 +190,7 @@ impl SandboxServer {
             &shared.gateway.policy,
         )
         .by(&identity.key(&ctx), &identity);
-        match shared.gateway.check(args.language, &args.code) {
+        match shared.gateway.check(args.language, &args.code).await {
             Ok(judgement) => {
                 shared.audit(&record.with_findings(judgement.verdict, &judgement.findings));
                 Ok(Json(CheckReport {
@@ -226,9 +226,13 @@ impl SandboxServer {
             Err(busy) => return error_result(busy.to_string()),
         };
         let record = AuditRecord::new(tool, language, code, &gateway.policy).by(&client, &identity);
-        let checked = gateway
-            .check_files(&args.files)
-            .and_then(|files| Ok((files, gateway.assess(language, code)?)));
+        let checked = match gateway.check_files(&args.files) {
+            Ok(files) => gateway
+                .assess(language, code)
+                .await
+                .map(|assessed| (files, assessed)),
+            Err(error) => Err(error),
+        };
         let (files, (judgement, runner)) = match checked {
             Ok(checked) => checked,
             Err(error) => {

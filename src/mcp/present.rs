@@ -158,8 +158,12 @@ fn push_findings(text: &mut String, findings: &[Finding], include: impl Fn(&Find
     }
 }
 
+/// Most packages a description names; the resource lists them all.
+const NAMED_PACKAGES: usize = 12;
+
 /// What the image of a language has, from its manifest (or a pointer to the resource while
-/// the sandbox is still starting).
+/// the sandbox is still starting): the interpreter's version and the packages installed on
+/// purpose, not every dependency.
 pub(super) fn describe_runtime(language: Language, manifest: Option<&Manifest>) -> String {
     let Some(m) = manifest else {
         return match language {
@@ -173,20 +177,31 @@ pub(super) fn describe_runtime(language: Language, manifest: Option<&Manifest>) 
             }
         };
     };
-    let packages = m.package_list();
     let mut text = m.runtime();
+    let named = m.notable(NAMED_PACKAGES);
+    let more = m.packages.len() - named.len();
     match language {
-        Language::Python if packages.is_empty() => text.push_str(" with the standard library only"),
+        Language::Python if named.is_empty() => text.push_str(" with the standard library"),
         Language::Python => text.push_str(&format!(
-            " with the standard library and these packages: {}",
-            packages.join(", ")
+            " with the standard library and {}",
+            named.join(", ")
         )),
         Language::JavaScript => {
-            text.push_str(" (CommonJS, or ES modules when the code uses import/export; top-level await works there)");
-            if !packages.is_empty() {
-                text.push_str(&format!(" with these packages: {}", packages.join(", ")));
+            text.push_str(" (CommonJS, or ES modules when the code uses import/export; top-level await works there) with its built-in modules");
+            if !named.is_empty() {
+                text.push_str(&format!(" and {}", named.join(", ")));
             }
         }
+    }
+    if more > 0 && named.is_empty() {
+        text.push_str(&format!(
+            " and {more} packages that come with it (sandbox://environments lists them)"
+        ));
+    } else if more > 0 {
+        text.push_str(&format!(
+            " (and {more} more packages: sandbox://environments lists all {})",
+            m.packages.len()
+        ));
     }
     if m.provides("matplotlib") {
         text.push_str(" (matplotlib's backend is Agg: save figures to files such as plot.png)");
@@ -263,4 +278,50 @@ fn describe_files(policy: &Policy, language: Language) -> String {
         super::run_files::DEFAULT_TTL.as_secs() / 60,
     ));
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sandbox::manifest::{Interpreter, Package};
+
+    fn package(name: &str, requested: bool) -> Package {
+        Package {
+            name: name.to_owned(),
+            version: "1.0".to_owned(),
+            modules: vec![name.to_owned()],
+            added: false,
+            requested,
+        }
+    }
+
+    /// Node's own Debian dependencies (acorn, undici, ...) are counted, not listed; what was
+    /// installed on purpose is named, and the resource has the rest.
+    #[test]
+    fn descriptions_name_the_interpreter_and_what_was_installed_on_purpose() {
+        let mut packages: Vec<Package> = (0..40)
+            .map(|i| package(&format!("dependency{i}"), false))
+            .collect();
+        packages.push(package("ms", true));
+        let manifest = Manifest {
+            language: "javascript".to_owned(),
+            interpreter: Interpreter {
+                name: "Node.js".to_owned(),
+                version: "20.19.2".to_owned(),
+                path: "/usr/bin/node".to_owned(),
+            },
+            packages,
+            standard: Vec::new(),
+            system: Vec::new(),
+        };
+        let text = describe_runtime(Language::JavaScript, Some(&manifest));
+        assert!(
+            text.starts_with("Node.js 20.19.2")
+                && text.contains(
+                    "and ms 1.0 (and 40 more packages: sandbox://environments lists all 41)"
+                )
+                && !text.contains("dependency"),
+            "{text}"
+        );
+    }
 }

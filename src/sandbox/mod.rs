@@ -5,6 +5,7 @@
 //! next start, and every container is removed after its run, however the run ended.
 
 pub mod backend;
+mod build_log;
 pub mod container;
 pub mod derive;
 pub mod docker;
@@ -18,6 +19,7 @@ mod output;
 pub mod pool;
 mod preload;
 pub mod random;
+mod recipe;
 pub mod seccomp;
 mod spec;
 pub mod transfer;
@@ -36,6 +38,7 @@ pub use docker::{Engine, EngineChoice, EngineKind};
 pub use error::SandboxError;
 pub use exec::Execution;
 pub use preload::Preload;
+pub use recipe::{Recipe, Suite};
 use tokio_util::task::TaskTracker;
 use tracing::Instrument;
 pub use uids::UidRange;
@@ -59,6 +62,9 @@ pub struct SandboxConfig {
     pub images: HashMap<Language, String>,
     /// Packages added to the images (derived on first use).
     pub extras: Extras,
+    /// The Debian suite of our own images, and Debian packages added to them (built on
+    /// first use).
+    pub recipe: images::Recipe,
     /// Warm containers kept per language.
     pub pool_size: usize,
     /// Names of gateway environment variables passed into containers.
@@ -79,6 +85,7 @@ impl Default for SandboxConfig {
             engine: EngineChoice::Auto,
             images: HashMap::new(),
             extras: Extras::default(),
+            recipe: images::Recipe::default(),
             pool_size: 2,
             pass_through_env: Vec::new(),
             build_missing_images: true,
@@ -90,11 +97,20 @@ impl Default for SandboxConfig {
 }
 
 impl SandboxConfig {
+    /// How this configuration's missing images are made.
+    pub fn build(&self) -> derive::Build<'_> {
+        derive::Build {
+            recipe: &self.recipe,
+            missing: self.build_missing_images,
+            mirror: self.mirror.as_deref(),
+        }
+    }
+
     pub fn image(&self, language: Language) -> String {
         self.images
             .get(&language)
             .cloned()
-            .unwrap_or_else(|| images::default_image(language))
+            .unwrap_or_else(|| images::image_for(language, &self.recipe))
     }
 }
 
@@ -136,8 +152,7 @@ impl Sandbox {
                 language,
                 &config.image(language),
                 config.extras.dir(language),
-                config.build_missing_images,
-                config.mirror.as_deref(),
+                &config.build(),
             )
             .await?;
             manifests.insert(language, prepared.manifest);

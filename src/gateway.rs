@@ -5,7 +5,9 @@ use std::future::Future;
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use crate::analysis::{Analysis, FactKind, Language, analyze, is_python_stdlib_module};
+use crate::analysis::{
+    Analysis, Carried, FactKind, Language, analyze, analyze_with, is_python_stdlib_module,
+};
 use crate::policy::{Finding, Judgement, Policy, Verdict};
 use crate::sandbox::transfer::Omitted;
 use crate::sandbox::{Execution, LazySandbox, Preload, SandboxError};
@@ -34,6 +36,23 @@ pub struct RunReport {
     pub files: Vec<FileInfo>,
     /// Figures and files not returned because of a limit (or not returnable), with why.
     pub omitted: Vec<Omitted>,
+    /// For a call in a session: the session, and whether it is still open.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session: Option<SessionStatus>,
+}
+
+/// A session after one of its calls.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct SessionStatus {
+    pub session_id: String,
+    /// False when this call ended the session (a timeout, an OOM kill, the program exited).
+    pub open: bool,
+    /// When it closes unless used again (RFC 3339), while open.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expires_at: Option<String>,
+    /// Why it ended, when it did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ended: Option<String>,
 }
 
 /// One returned figure.
@@ -59,10 +78,11 @@ impl RunReport {
             figures: Vec::new(),
             files: Vec::new(),
             omitted: Vec::new(),
+            session: None,
         }
     }
 
-    fn ran(judgement: Judgement, execution: Execution) -> RunReport {
+    pub fn ran(judgement: Judgement, execution: Execution) -> RunReport {
         let run_id = crate::sandbox::random::nonce();
         let outputs = &execution.outputs;
         let figures = outputs
@@ -96,6 +116,7 @@ impl RunReport {
             run_id,
             figures,
             files,
+            session: None,
         }
     }
 }
@@ -143,6 +164,20 @@ impl Gateway {
         check_size(code)?;
         let analysis = analyze(language, code.as_bytes());
         Ok((self.policy.judge(&analysis), runner_class(&analysis)))
+    }
+
+    /// Analyzes and judges one call of a session, with the names its earlier calls bound;
+    /// returns the names bound once this call has run too (keep them only if it runs).
+    pub fn assess_in_session(
+        &self,
+        language: Language,
+        code: &str,
+        carried: &Carried,
+    ) -> Result<(Judgement, Carried), GatewayError> {
+        check_size(code)?;
+        let analysis = analyze_with(language, code.as_bytes(), carried);
+        let judgement = self.policy.judge(&analysis);
+        Ok((judgement, analysis.carried))
     }
 
     /// The whole pipeline. A denial is a normal outcome (`ran: false`), not an error.

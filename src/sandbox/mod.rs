@@ -30,6 +30,7 @@ use std::time::Duration;
 pub use derive::Extras;
 pub use engine::{Engine, EngineChoice, EngineKind, SandboxError};
 pub use exec::Execution;
+use exec::Keep;
 pub use preload::Preload;
 use tokio_util::task::TaskTracker;
 use tracing::Instrument;
@@ -235,14 +236,8 @@ impl Sandbox {
         files: &[InputFile],
         cancelled: impl Future<Output = ()>,
     ) -> Result<Execution, SandboxError> {
-        let pool = self
-            .pools
-            .get(&language)
-            .ok_or_else(|| SandboxError::Engine {
-                action: "choosing a container".into(),
-                detail: format!("no {language} sandbox is configured"),
-            })?;
-        let started = pool
+        let started = self
+            .pool(language)?
             .take(preload)
             .instrument(tracing::info_span!("sandbox.take"))
             .await?;
@@ -254,9 +249,82 @@ impl Sandbox {
             tracker: self.teardown.clone(),
         };
         let started = teardown.started.as_mut().expect("set above");
-        exec::execute(&self.engine, started, code, files, &self.limits, cancelled)
-            .instrument(tracing::info_span!("sandbox.run"))
-            .await
+        exec::execute(
+            &self.engine,
+            started,
+            code,
+            files,
+            &self.limits,
+            Keep::Once,
+            cancelled,
+        )
+        .instrument(tracing::info_span!("sandbox.run"))
+        .await
+    }
+
+    /// A container kept for a session: a warm runner of the heaviest class (a session's later
+    /// calls may import anything), switched into session mode by a first call that writes
+    /// `files` and runs nothing. Destroyed when the [`Kept`] is dropped.
+    pub async fn keep(
+        &self,
+        language: Language,
+        files: &[InputFile],
+    ) -> Result<(Kept, Execution), SandboxError> {
+        let pool = self.pool(language)?;
+        let started = pool
+            .take(Preload::Full)
+            .instrument(tracing::info_span!("sandbox.take"))
+            .await?;
+        let mut kept = Kept(Teardown {
+            engine: self.engine.clone(),
+            started: Some(started),
+            tracker: self.teardown.clone(),
+        });
+        let execution = self
+            .run_kept(&mut kept, "", files, std::future::pending())
+            .await?;
+        if !execution.program_lives {
+            return Err(SandboxError::Protocol {
+                detail: format!(
+                    "the runner did not keep its program for a session (exit status {:?}): {}",
+                    execution.exit_code,
+                    execution.stderr.trim()
+                ),
+            });
+        }
+        Ok((kept, execution))
+    }
+
+    /// One call of a session in its kept container. Unless the result says the program lives
+    /// on ([`Execution::program_lives`]), the container is finished: drop the [`Kept`].
+    pub async fn run_kept(
+        &self,
+        kept: &mut Kept,
+        code: &str,
+        files: &[InputFile],
+        cancelled: impl Future<Output = ()>,
+    ) -> Result<Execution, SandboxError> {
+        let started = kept.0.started.as_mut().expect("a kept container");
+        exec::execute(
+            &self.engine,
+            started,
+            code,
+            files,
+            &self.limits,
+            Keep::Session,
+            cancelled,
+        )
+        .instrument(tracing::info_span!("sandbox.session_call"))
+        .await
+    }
+
+    fn pool(&self, language: Language) -> Result<&Arc<Pool>, SandboxError> {
+        self.pools
+            .get(&language)
+            .ok_or_else(|| SandboxError::Engine {
+                action: "choosing a container".into(),
+                detail: format!("no {language} sandbox is configured"),
+            })
     }
 
     /// Stops the pools, waits until every container this sandbox created is gone, and sweeps
@@ -270,6 +338,17 @@ impl Sandbox {
         if let Err(e) = container::remove_instance(&self.engine, &self.instance).await {
             tracing::warn!(error = %e, "could not sweep this sandbox's containers");
         }
+    }
+}
+
+/// A session's container, kept between its calls; killed and removed (in the background)
+/// when dropped, like a single run's.
+pub struct Kept(Teardown);
+
+impl Kept {
+    /// The container's id, for logs.
+    pub fn container(&self) -> &str {
+        self.0.started.as_ref().map_or("", |s| s.id.as_str())
     }
 }
 

@@ -87,7 +87,7 @@ async def check_the_analysis_loop(session):
     tools = {t.name: t for t in (await session.list_tools()).tools}
     assert {"open_session", "close_session"} <= set(tools), tools
     description = tools["open_session"].description
-    for part in ("persists", "global variables", "top-level", "idle", "session_id", "ends the session"):
+    for part in ("persists", "global variables", "top-level", "without a call", "session_id", "ends the session"):
         assert part in description, (part, description)
     assert "session_id" in tools["run_python_code"].description
 

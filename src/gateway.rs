@@ -271,6 +271,60 @@ fn check_size(code: &str) -> Result<(), GatewayError> {
 mod tests {
     use super::*;
 
+    fn gateway(policy: &str) -> Gateway {
+        let policy = crate::policy::load(policy).unwrap();
+        let sandbox = LazySandbox::new(Default::default(), policy.limits.clone());
+        Gateway { policy, sandbox }
+    }
+
+    /// A session's call is judged with the names earlier calls bound: an alias of `os` bound
+    /// in one call is `os` in the next, and only calls that ran add names.
+    #[test]
+    fn a_session_call_is_judged_with_what_earlier_calls_bound() {
+        for policy in ["standard", "strict"] {
+            let g = gateway(policy);
+            let py = Language::Python;
+            let (first, carried) = g
+                .assess_in_session(py, "import os as helper", &Carried::default())
+                .unwrap();
+            assert_ne!(first.verdict, Verdict::Deny, "{policy}");
+            let (aliased, _) = g
+                .assess_in_session(py, "helper.system('id')", &carried)
+                .unwrap();
+            let (direct, _) = g
+                .assess_in_session(py, "import os\nos.system('id')", &Carried::default())
+                .unwrap();
+            assert_eq!(aliased.verdict, Verdict::Deny, "{policy}: {aliased:?}");
+            let rules = |j: &Judgement| {
+                j.findings
+                    .iter()
+                    .map(|f| f.rule.clone())
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(rules(&aliased), rules(&direct), "{policy}");
+            // Without the earlier call, `helper` is a free name: not `os`.
+            let (fresh, _) = g
+                .assess_in_session(py, "helper.system('id')", &Carried::default())
+                .unwrap();
+            assert!(
+                !rules(&fresh).iter().any(|r| rules(&direct).contains(r)),
+                "{policy}: {fresh:?}"
+            );
+            let (js_first, js_carried) = g
+                .assess_in_session(
+                    Language::JavaScript,
+                    "const p = process;",
+                    &Carried::default(),
+                )
+                .unwrap();
+            assert_ne!(js_first.verdict, Verdict::Deny, "{policy}: {js_first:?}");
+            let (js_next, _) = g
+                .assess_in_session(Language::JavaScript, "p.binding('spawn_sync')", &js_carried)
+                .unwrap();
+            assert_eq!(js_next.verdict, Verdict::Deny, "{policy}: {js_next:?}");
+        }
+    }
+
     fn class(code: &str) -> Preload {
         runner_class(&analyze(Language::Python, code.as_bytes()))
     }

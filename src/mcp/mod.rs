@@ -548,7 +548,7 @@ mod tests {
         assert!(
             error
                 .message
-                .contains("check_code, run_javascript_code, run_js_code, run_python_code"),
+                .contains("check_code, close_session, open_session, run_javascript_code, run_js_code, run_python_code"),
             "{}",
             error.message
         );

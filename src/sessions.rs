@@ -80,6 +80,8 @@ struct Entry<T> {
     opened_wall: SystemTime,
     last_used: Instant,
     calls: u64,
+    /// Calls under way: a session is not idle while one runs.
+    busy: usize,
     state: Arc<T>,
 }
 
@@ -151,14 +153,15 @@ impl<T> Table<T> {
                 opened_wall: SystemTime::now(),
                 last_used: now,
                 calls: 0,
+                busy: 0,
                 state: Arc::new(state),
             },
         );
         id
     }
 
-    /// The session `id` of `owner`, counting a call in it (which resets its idle time).
-    /// One found expired ends here.
+    /// The session `id` of `owner`, counting a call in it, which holds off the idle timeout
+    /// until [`Table::done`]. One found expired ends here.
     pub fn use_session(
         &mut self,
         id: &str,
@@ -172,6 +175,7 @@ impl<T> Table<T> {
             Some(entry) if entry.owner == *owner => {
                 entry.last_used = now;
                 entry.calls += 1;
+                entry.busy += 1;
                 Ok((entry.language, Arc::clone(&entry.state)))
             }
             Some(_) => Err(SessionError::NoSuch(id.to_owned())),
@@ -179,10 +183,12 @@ impl<T> Table<T> {
         }
     }
 
-    /// Marks the end of a call (the idle time counts from here).
-    pub fn touch(&mut self, id: &str, now: Instant) {
+    /// Marks the end of a call that [`Table::use_session`] counted (the idle time counts from
+    /// here).
+    pub fn done(&mut self, id: &str, now: Instant) {
         if let Some(entry) = self.open.get_mut(id) {
             entry.last_used = now;
+            entry.busy = entry.busy.saturating_sub(1);
         }
     }
 
@@ -274,7 +280,7 @@ impl<T> Table<T> {
                 "it reached the maximum lifetime of {}",
                 humantime::format_duration(self.limits.lifetime)
             ))
-        } else if now >= entry.last_used + self.limits.idle {
+        } else if entry.busy == 0 && now >= entry.last_used + self.limits.idle {
             Some(format!(
                 "it expired after {} without a call",
                 humantime::format_duration(self.limits.idle)
@@ -377,12 +383,14 @@ mod tests {
         let mut now = start;
         for _ in 0..6 {
             now += 9 * MINUTE;
-            t.touch(&busy, now);
+            t.use_session(&busy, &alice(), now).unwrap();
+            t.done(&busy, now);
             if now < start + 10 * MINUTE {
                 assert!(t.expire(now).is_empty());
             }
         }
         assert!(t.use_session(&busy, &alice(), now).is_ok());
+        t.done(&busy, now);
         let Err(SessionError::Ended { why, .. }) = t.use_session(&idle, &alice(), now) else {
             panic!("the idle session is still open");
         };
@@ -396,6 +404,18 @@ mod tests {
         };
         assert!(why.contains("maximum lifetime of 1h"), "{why}");
         assert!(t.is_empty());
+    }
+
+    #[test]
+    fn a_call_longer_than_the_idle_timeout_keeps_its_session() {
+        let mut t = table(1);
+        let start = Instant::now();
+        let id = open(&mut t, alice(), start);
+        t.use_session(&id, &alice(), start).unwrap();
+        assert!(t.expire(start + 30 * MINUTE).is_empty());
+        t.done(&id, start + 30 * MINUTE);
+        assert!(t.expire(start + 39 * MINUTE).is_empty());
+        assert_eq!(t.expire(start + 40 * MINUTE).len(), 1);
     }
 
     #[test]

@@ -292,6 +292,7 @@ pub(super) async fn call(
         Ok(found) => found,
         Err(e) => return failed(e.to_string()),
     };
+    let _in_use = InUse { shared, session_id };
     if session_language != language {
         return failed(format!(
             "the session `{session_id}` runs {session_language}, not {language}; call run_{}_code with it",
@@ -361,7 +362,6 @@ pub(super) async fn call(
         Ok(execution) if execution.program_lives => {
             current.carried = carried;
             drop(live);
-            shared.sessions.table().touch(session_id, Instant::now());
             let mut report = RunReport::ran(judgement.clone(), execution);
             report.session = Some(open_status(shared, session_id));
             finish(shared, record, report, key)
@@ -412,6 +412,22 @@ pub(super) async fn call(
             }
             error_result(text)
         }
+    }
+}
+
+/// A call under way in a session, until it returns however it ends: the session is not idle
+/// meanwhile.
+struct InUse<'a> {
+    shared: &'a Shared,
+    session_id: &'a str,
+}
+
+impl Drop for InUse<'_> {
+    fn drop(&mut self) {
+        self.shared
+            .sessions
+            .table()
+            .done(self.session_id, Instant::now());
     }
 }
 
@@ -482,16 +498,17 @@ fn why_it_ended(e: &Execution, limits: &crate::policy::Limits) -> String {
 
 /// The error for a session that ended while this call waited for it.
 fn ended(shared: &Shared, session_id: &str, key: &ClientKey) -> String {
-    match shared
-        .sessions
-        .table()
-        .use_session(session_id, key, Instant::now())
-    {
+    let mut table = shared.sessions.table();
+    let now = Instant::now();
+    match table.use_session(session_id, key, now) {
         Err(e) => e.to_string(),
-        Ok(_) => SessionError::Ended {
-            id: session_id.to_owned(),
-            why: "it was closed".into(),
+        Ok(_) => {
+            table.done(session_id, now);
+            SessionError::Ended {
+                id: session_id.to_owned(),
+                why: "it was closed".into(),
+            }
+            .to_string()
         }
-        .to_string(),
     }
 }

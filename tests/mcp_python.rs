@@ -125,7 +125,8 @@ fn figures_and_files_travel_with_the_official_python_client() {
 
 /// Sessions with the official client over stdio and HTTP (tests/mcp/sessions_client.py): state
 /// kept across calls, judged with what earlier calls bound, isolated between sessions and
-/// clients, limits and endings said plainly, and no container left behind.
+/// clients, limits and endings said plainly, no container left behind, and a killed server's
+/// session reaped by the next.
 #[test]
 fn sessions_work_with_the_official_python_client() {
     run_client_script(
@@ -147,6 +148,7 @@ fn sessions_work_with_the_official_python_client() {
             "ok no container is left after the server exits",
             "ok over HTTP, a session is its client's alone",
             "ok the HTTP server leaves no container behind",
+            "ok a session's container left by a killed server is reaped at the next start",
         ],
     );
 }

@@ -391,8 +391,10 @@ impl ServerHandler for SandboxServer {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_resources().build())
             .with_server_info(Implementation::new("code-sandbox-mcp", env!("CARGO_PKG_VERSION")))
             .with_instructions(format!(
-                "Runs Python and JavaScript in isolated, single-use containers after the `{}` security policy has checked the code. \
-                 Resources: policy://active (the policy's rules and limits), sandbox://environments (languages, images, libraries).",
+                "Runs Python and JavaScript in isolated, single-use containers after the `{}` security policy has checked the code; \
+                 open_session keeps one container for this client, so variables, imports and files persist between calls. \
+                 Resources: policy://active (the policy's rules and limits), sandbox://environments (languages, images, libraries), \
+                 sandbox://sessions (this client's open sessions).",
                 self.shared.gateway.policy.name
             ))
     }

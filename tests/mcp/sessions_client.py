@@ -3,7 +3,8 @@ keeps a DataFrame across three calls and hands back a chart and a file; a name b
 is judged in the next (`import os as helper`, then `helper.system`); a denied call leaves the
 session as it was; JavaScript keeps its declarations; two sessions, and two HTTP clients, see
 nothing of each other; a timeout, an expiry, the session limit and a cancelled call give errors
-that say what became of the session; no container is left after close, expiry or exit.
+that say what became of the session; no container is left after close, expiry or exit, and
+one left by a killed server is reaped by the next.
 
 Run by tests/mcp_python.rs as: python sessions_client.py SERVER_BINARY POLICY_FILE (a policy with
 a 3 s time limit). Prints one line per passed check.
@@ -277,6 +278,45 @@ async def check_http_clients():
     print("ok the HTTP server leaves no container behind")
 
 
+async def check_reaped_after_a_crash():
+    """A server killed with SIGKILL leaves its session's container; the next server removes it
+    when it starts."""
+    def serve(port):
+        return subprocess.Popen(
+            [SERVER, "--policy", POLICY, "--pool-size", "0", "--transport", "http", "--listen", f"127.0.0.1:{port}"],
+            stderr=subprocess.DEVNULL)
+
+    def wait_listening(port):
+        assert wait_for(lambda: socket.socket().connect_ex(("127.0.0.1", port)) == 0, 60)
+
+    port = free_port()
+    crashed = serve(port)
+    try:
+        wait_listening(port)
+        url = f"http://127.0.0.1:{port}/mcp"
+        async with create_mcp_http_client() as http:
+            async with streamable_http_client(url, http_client=http) as (r, w):
+                async with ClientSession(r, w) as client:
+                    await client.initialize()
+                    await open_session(client)
+                    crashed.kill()
+                    crashed.wait()
+    except BaseException:
+        if crashed.poll() is None:
+            raise
+    left = owner_containers(crashed.pid)
+    assert len(left) == 1, left
+    port = free_port()
+    next_server = serve(port)
+    try:
+        wait_listening(port)
+        assert wait_for(lambda: not owner_containers(crashed.pid), 60), owner_containers(crashed.pid)
+    finally:
+        next_server.terminate()
+        next_server.wait(timeout=30)
+    print("ok a session's container left by a killed server is reaped at the next start")
+
+
 async def main():
     params = StdioServerParameters(command=SERVER, args=["--policy", POLICY, "--pool-size", "1"], env=dict(os.environ))
     async with stdio_client(params) as (read, write):
@@ -285,6 +325,7 @@ async def main():
             await check_the_analysis_loop(session)
     await check_limits_expiry_cancel_and_cleanup()
     await check_http_clients()
+    await check_reaped_after_a_crash()
 
 
 asyncio.run(main())

@@ -124,7 +124,7 @@ async fn measure(level: &Level, iterations: usize) -> Measured {
         ("1\n", Some(0)),
         "{first:?}"
     );
-    let mut warm = common::warm_call_times(&sandbox, Preload::Light, PRINT, iterations, 2).await;
+    let mut warm = common::warm_call_times(&sandbox, Preload::Light, PRINT, iterations).await;
     let (median, p95) = median_p95(&mut warm);
     let per_second =
         common::back_to_back_rate(&sandbox, Preload::Light, PRINT, iterations.min(15)).await;

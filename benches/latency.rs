@@ -40,7 +40,7 @@ async fn bench(iterations: usize) {
         ("print(1)", Preload::Light, PRINT),
         ("pandas describe", Preload::Data, PANDAS),
     ] {
-        let mut warm = common::warm_call_times(&sandbox, preload, code, iterations, 2).await;
+        let mut warm = common::warm_call_times(&sandbox, preload, code, iterations).await;
         let mut cold = common::docker_run_times(&image, code, iterations.min(15));
         let (wm, wp) = median_p95(&mut warm);
         let (cm, cp) = median_p95(&mut cold);

@@ -19,7 +19,7 @@ async fn containers_with_owner(engine: &Engine, owner: &str) -> Vec<String> {
         .await
         .unwrap()
         .into_iter()
-        .filter_map(|c| c.id)
+        .map(|c| c.id)
         .collect()
 }
 

@@ -19,7 +19,7 @@ async fn wait_for_containers(engine: &Engine, label: &str, count: usize) -> Vec<
             .await
             .unwrap()
             .into_iter()
-            .filter_map(|c| c.id)
+            .map(|c| c.id)
             .collect();
         if ids.len() == count || Instant::now() > deadline {
             return ids;

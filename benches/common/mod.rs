@@ -47,20 +47,21 @@ pub fn docker_run_times(image: &str, code: &str, runs: usize) -> Vec<Duration> {
 }
 
 /// Times of `iterations` calls of `code` on a warm container of class `preload` each (the
-/// class the gateway gives the code): before every call the
-/// pool is given time to hold `pool_size` warm containers, so only the call is timed. Each
-/// run must exit 0.
+/// class the gateway gives the code). Before every call the pool is given time to hold every
+/// container it means to keep, of every class, so only the call is timed, not a refill that
+/// shares the CPU with it. Each run must exit 0.
 #[allow(dead_code)]
 pub async fn warm_call_times(
     sandbox: &code_sandbox_mcp::sandbox::Sandbox,
     preload: code_sandbox_mcp::sandbox::Preload,
     code: &str,
     iterations: usize,
-    pool_size: usize,
 ) -> Vec<Duration> {
     let mut times = Vec::with_capacity(iterations);
     for _ in 0..iterations {
-        sandbox.wait_warm(pool_size, Duration::from_secs(120)).await;
+        sandbox
+            .wait_warm(usize::MAX, Duration::from_secs(120))
+            .await;
         let started = Instant::now();
         let e = sandbox
             .run_class(

@@ -494,6 +494,9 @@ def supervise():
     # but the runner until the code arrives, after the shield is up.
     supervisor.start_program()
     supervisor.shield()
+    # Imported now, while the program warms up, not on the run's path (where json's import
+    # costs about 10 ms of CPU, many times that on a loaded host).
+    import json  # noqa: F401
     oom_kills_before = _oom_kills()
     supervisor.wait_until_ready()
     supervisor.frame(b"R", b'{"protocol": 2, "runner": "python"}')
@@ -707,6 +710,9 @@ def _warm_up(bake=False):
     _prepare_matplotlib_dir(bake)
     os.environ.setdefault("MPLBACKEND", "Agg")
     preload = "full" if bake else os.environ.get("SANDBOX_PRELOAD", "full")
+    # What running and reporting the snippet imports, even in a light runner: linecache
+    # alone costs about 16 ms of CPU, which would otherwise be on every run's path.
+    import atexit, linecache, traceback, types  # noqa: E401, F401
     if preload == "light":
         return
     try:

@@ -165,7 +165,7 @@ async fn check_host(report: &mut Report, args: &SandboxArgs) {
             ));
             // Podman's compatible API runs its default runtime whatever a container asks for,
             // so a gVisor it lists matters only when it is that default.
-            let used = |r: &&code_sandbox_mcp::sandbox::engine::Runtime| {
+            let used = |r: &&code_sandbox_mcp::sandbox::docker::Runtime| {
                 r.installed && r.is_gvisor() && (engine.kind == EngineKind::Docker || r.default)
             };
             for gvisor in runtimes.iter().filter(used) {

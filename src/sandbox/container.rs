@@ -1,38 +1,18 @@
-//! One hardened, single-use container: started with its runner attached (configured by
-//! [`super::hardening`]), destroyed, and reaped if a previous gateway left it behind.
+//! One hardened, single-use container: started with its runner attached through a
+//! [`Backend`], destroyed, and reaped if a previous gateway left it behind.
 
-use std::collections::HashMap;
-use std::pin::Pin;
 use std::time::Duration;
 
-use bollard::container::{AttachContainerResults, LogOutput};
-use bollard::query_parameters::{
-    AttachContainerOptionsBuilder, KillContainerOptionsBuilder, ListContainersOptionsBuilder,
-    RemoveContainerOptionsBuilder, StartContainerOptions,
-};
-use futures_util::{Stream, StreamExt};
-use tokio::io::AsyncWrite;
+use futures_util::StreamExt;
 use tracing::Instrument;
 
-use super::engine::{Engine, SandboxError};
-pub use super::hardening::ContainerSpec;
-use super::hardening::create_body;
+use super::backend::{Backend, Chunk, Input, Labelled, Output};
+use super::error::SandboxError;
+use super::labels::hostname;
+pub use super::labels::{LABEL_INSTANCE, LABEL_MANAGED, LABEL_OWNER, LABEL_UID, owner};
 use super::output::{Frames, Piece};
+pub use super::spec::{ContainerSpec, WORK_DIR};
 use super::uids::UidLease;
-
-/// Every container the gateway creates carries this label, so leftovers can be found.
-pub const LABEL_MANAGED: &str = "code-sandbox-mcp.managed";
-/// `<hostname>:<pid>` of the gateway that created the container.
-pub const LABEL_OWNER: &str = "code-sandbox-mcp.owner";
-/// A random id of the sandbox instance (one process may run several, e.g. tests).
-pub const LABEL_INSTANCE: &str = "code-sandbox-mcp.instance";
-/// The container's own uid (and gid), so gateways sharing an engine never pick the same.
-pub const LABEL_UID: &str = "code-sandbox-mcp.uid";
-/// The writable work dir: a tmpfs, also the snippet's current directory and HOME.
-pub const WORK_DIR: &str = "/work";
-
-pub type Output = Pin<Box<dyn Stream<Item = Result<LogOutput, bollard::errors::Error>> + Send>>;
-pub type Input = Pin<Box<dyn AsyncWrite + Send>>;
 
 /// A started container with its runner's stdin and output attached.
 pub struct Started {
@@ -51,73 +31,43 @@ impl Started {
     }
 }
 
-/// This gateway's owner label value.
-pub fn owner() -> String {
-    format!("{}:{}", hostname(), std::process::id())
-}
-
-fn hostname() -> String {
-    std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .map(|h| h.trim().to_owned())
-        .unwrap_or_else(|_| "unknown".to_owned())
-}
-
 /// Creates, attaches and starts a container with a user id of its own. On any failure the
 /// container is removed again.
 ///
 /// Each phase is a span (`sandbox.uid`, `sandbox.create`, `sandbox.attach`, `sandbox.start`,
 /// `sandbox.ready`) inside `sandbox.container`, so a subscriber that times spans shows where a
 /// start's time goes.
-pub async fn start(engine: &Engine, spec: &ContainerSpec) -> Result<Started, SandboxError> {
-    start_phases(engine, spec)
+pub async fn start(backend: &dyn Backend, spec: &ContainerSpec) -> Result<Started, SandboxError> {
+    start_phases(backend, spec)
         .instrument(tracing::info_span!("sandbox.container", language = %spec.language))
         .await
 }
 
-async fn start_phases(engine: &Engine, spec: &ContainerSpec) -> Result<Started, SandboxError> {
-    let docker = &engine.docker;
+async fn start_phases(
+    backend: &dyn Backend,
+    spec: &ContainerSpec,
+) -> Result<Started, SandboxError> {
     let uid = spec
         .uids
-        .lease(engine)
+        .lease(|uid| async move {
+            let label = format!("{LABEL_UID}={uid}");
+            Ok(!backend.list_labelled(&label).await?.is_empty())
+        })
         .instrument(tracing::info_span!("sandbox.uid"))
         .await?;
-    let created = docker
-        .create_container(
-            None::<bollard::query_parameters::CreateContainerOptions>,
-            create_body(spec, uid.uid),
-        )
+    let id = backend
+        .create(spec, uid.uid)
         .instrument(tracing::info_span!("sandbox.create"))
-        .await
-        .map_err(|e| match e {
-            bollard::errors::Error::DockerResponseServerError {
-                status_code: 404, ..
-            } => SandboxError::image_missing(spec.language, &spec.image),
-            e => SandboxError::container("creating a container", e),
-        })?;
-    let id = created.id;
+        .await?;
     let attached = async {
-        let AttachContainerResults { output, input } = docker
-            .attach_container(
-                &id,
-                Some(
-                    AttachContainerOptionsBuilder::new()
-                        .stdin(true)
-                        .stdout(true)
-                        .stderr(true)
-                        .stream(true)
-                        .logs(false)
-                        .build(),
-                ),
-            )
+        let (input, mut output) = backend
+            .attach(&id)
             .instrument(tracing::info_span!("sandbox.attach"))
-            .await
-            .map_err(|e| SandboxError::engine("attaching to a container", e))?;
-        docker
-            .start_container(&id, None::<StartContainerOptions>)
+            .await?;
+        backend
+            .start(&id)
             .instrument(tracing::info_span!("sandbox.start"))
-            .await
-            .map_err(|e| SandboxError::container("starting a container", e))?;
-        let mut output = output;
+            .await?;
         wait_until_ready(&mut output, &spec.image)
             .instrument(tracing::info_span!("sandbox.ready"))
             .await?;
@@ -132,7 +82,7 @@ async fn start_phases(engine: &Engine, spec: &ContainerSpec) -> Result<Started, 
             uid,
         }),
         Err(e) => {
-            destroy(engine, &id).await;
+            destroy(backend, &id).await;
             drop(uid);
             Err(e)
         }
@@ -168,7 +118,7 @@ async fn wait_until_ready(output: &mut Output, image: &str) -> Result<(), Sandbo
             _ = tokio::time::sleep_until(deadline) => return Err(failed(&format!("not ready after {} s", READY_TIMEOUT.as_secs()), &stderr)),
         };
         match item {
-            Some(Ok(LogOutput::StdOut { message })) => {
+            Some(Ok(Chunk::Stdout(message))) => {
                 let room = STARTUP_OUTPUT_CAP.saturating_sub(stdout.len());
                 stdout.extend_from_slice(&message[..message.len().min(room)]);
                 // The ready frame must be the first and only thing written.
@@ -185,134 +135,72 @@ async fn wait_until_ready(output: &mut Output, image: &str) -> Result<(), Sandbo
                     return Ok(());
                 }
             }
-            Some(Ok(LogOutput::StdErr { message })) => {
+            Some(Ok(Chunk::Stderr(message))) => {
                 let room = STARTUP_OUTPUT_CAP.saturating_sub(stderr.len());
                 stderr.extend_from_slice(&message[..message.len().min(room)]);
             }
-            Some(Ok(_)) => {}
-            Some(Err(e)) => {
-                return Err(SandboxError::engine(
-                    "reading a starting container's output",
-                    e,
-                ));
+            Some(Err(SandboxError::Engine { detail, .. })) => {
+                return Err(SandboxError::Engine {
+                    action: "reading a starting container's output".into(),
+                    detail,
+                });
             }
+            Some(Err(e)) => return Err(e),
             None => return Err(failed("exited before it was ready", &stderr)),
         }
     }
 }
 
 /// Kills and removes a container at once (no grace period: nothing in it is worth waiting
-/// for). A container that is already gone is fine. Spans: `sandbox.kill`, `sandbox.remove`.
-///
-/// Docker's forced removal sends SIGKILL itself, so a kill request beforehand would only cost
-/// the engine a second round of work under load. Podman's sends the stop signal and waits
-/// out the stop timeout first, which the runner (ignoring signals) would sit through: there
-/// the kill comes first.
-pub async fn destroy(engine: &Engine, id: &str) {
-    let docker = &engine.docker;
-    if engine.kind == super::engine::EngineKind::Podman {
-        kill(engine, id).await;
-    }
-    match docker
-        .remove_container(
-            id,
-            Some(
-                RemoveContainerOptionsBuilder::new()
-                    .force(true)
-                    .v(true)
-                    .build(),
-            ),
-        )
-        .instrument(tracing::info_span!("sandbox.remove"))
-        .await
-    {
-        Ok(())
-        | Err(bollard::errors::Error::DockerResponseServerError {
-            status_code: 404, ..
-        }) => {}
-        Err(e) => tracing::warn!(container = %short(id), error = %e, "could not remove container"),
-    }
+/// for). A container that is already gone is fine. Spans: `sandbox.kill` (where the backend
+/// kills first), `sandbox.remove`.
+pub async fn destroy(backend: &dyn Backend, id: &str) {
+    backend.remove(id).await;
 }
 
 /// Kills a container without removing it (the run's timeout; removal follows).
-pub async fn kill(engine: &Engine, id: &str) {
-    let _ = engine
-        .docker
-        .kill_container(
-            id,
-            Some(KillContainerOptionsBuilder::new().signal("SIGKILL").build()),
-        )
+pub async fn kill(backend: &dyn Backend, id: &str) {
+    backend
+        .kill(id)
         .instrument(tracing::info_span!("sandbox.kill"))
         .await;
 }
 
 /// The containers (running or not) carrying `label` (`key` or `key=value`).
-///
-/// Podman's compatible API reports a container it is stopping as `stopped`, a state Docker's
-/// API (and so bollard) does not have, and the whole list then fails to parse. The state
-/// lasts only until Podman's cleanup, so the list is asked for again for a little while.
 pub async fn list_labelled(
-    engine: &Engine,
+    backend: &dyn Backend,
     label: &str,
-) -> Result<Vec<bollard::models::ContainerSummary>, SandboxError> {
-    const ATTEMPTS: u32 = 20;
-    let filters = HashMap::from([("label", vec![label.to_owned()])]);
-    let mut attempt = 1;
-    loop {
-        let listed = engine
-            .docker
-            .list_containers(Some(
-                ListContainersOptionsBuilder::new()
-                    .all(true)
-                    .filters(&filters)
-                    .build(),
-            ))
-            .await;
-        match listed {
-            Err(bollard::errors::Error::JsonDataError { ref message, .. })
-                if attempt < ATTEMPTS && message.contains("unknown variant") =>
-            {
-                attempt += 1;
-                tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-            }
-            other => return other.map_err(|e| SandboxError::engine("listing containers", e)),
-        }
-    }
+) -> Result<Vec<Labelled>, SandboxError> {
+    backend.list_labelled(label).await
 }
 
 /// Removes containers left by gateways that no longer run on this host (a crash, `kill -9`).
 /// Containers of live gateways, or of other hosts sharing the engine, are left alone.
 /// Returns how many were removed.
-pub async fn reap_leftovers(engine: &Engine) -> Result<usize, SandboxError> {
-    let list = list_labelled(engine, &format!("{LABEL_MANAGED}=true")).await?;
+pub async fn reap_leftovers(backend: &dyn Backend) -> Result<usize, SandboxError> {
+    let list = list_labelled(backend, &format!("{LABEL_MANAGED}=true")).await?;
     let host = hostname();
     let me = std::process::id().to_string();
     let mut removed = 0;
-    for container in list {
-        let Some(id) = container.id else { continue };
-        let owner = container
-            .labels
-            .as_ref()
-            .and_then(|l| l.get(LABEL_OWNER))
-            .cloned()
-            .unwrap_or_default();
+    for Labelled { id, labels } in list {
+        let owner = labels.get(LABEL_OWNER).cloned().unwrap_or_default();
         let (owner_host, owner_pid) = owner.rsplit_once(':').unwrap_or(("", ""));
         if owner_host != host || owner_pid == me || gateway_alive(owner_pid) {
             continue;
         }
         tracing::info!(container = %short(&id), owner = %owner, "removing a container left by a gateway that is gone");
-        destroy(engine, &id).await;
+        destroy(backend, &id).await;
         removed += 1;
     }
     Ok(removed)
 }
 
 /// Removes every container of one sandbox instance (the last sweep at its shutdown).
-pub async fn remove_instance(engine: &Engine, instance: &str) -> Result<usize, SandboxError> {
-    let list = list_labelled(engine, &format!("{LABEL_INSTANCE}={instance}")).await?;
-    let ids: Vec<String> = list.into_iter().filter_map(|c| c.id).collect();
+pub async fn remove_instance(backend: &dyn Backend, instance: &str) -> Result<usize, SandboxError> {
+    let list = list_labelled(backend, &format!("{LABEL_INSTANCE}={instance}")).await?;
+    let ids: Vec<String> = list.into_iter().map(|c| c.id).collect();
     for id in &ids {
-        destroy(engine, id).await;
+        destroy(backend, id).await;
     }
     Ok(ids.len())
 }

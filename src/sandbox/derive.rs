@@ -13,10 +13,11 @@ use std::time::Duration;
 
 use sha2::{Digest, Sha256};
 
-use super::engine::{Engine, SandboxError};
+use super::docker::oneshot::{self, Job};
+use super::docker::{self, Engine};
+use super::error::SandboxError;
 use super::images;
 use super::manifest::{self, Manifest};
-use super::oneshot::{self, Job};
 use crate::analysis::Language;
 
 /// Packages added to the images, from local files only.
@@ -72,7 +73,7 @@ pub async fn prepare(
         });
     }
     let inputs = Inputs::read(language, extra)?;
-    let base_id = manifest::image_id(engine, base).await?;
+    let base_id = docker::images::id(engine, base).await?;
     let tag = derived_tag(language, &base_id, &inputs);
     if !images::exists(engine, &tag).await? {
         if !build_missing {
@@ -281,6 +282,6 @@ pub async fn tag_for(
     extra: Option<&Path>,
 ) -> Result<String, SandboxError> {
     let inputs = Inputs::read(language, extra)?;
-    let base_id = manifest::image_id(engine, base).await?;
+    let base_id = docker::images::id(engine, base).await?;
     Ok(derived_tag(language, &base_id, &inputs))
 }

@@ -3,17 +3,16 @@
 //! flood, or cancellation.
 
 use std::future::Future;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use bollard::container::LogOutput;
-use bollard::query_parameters::InspectContainerOptions;
 use futures_util::StreamExt;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use tokio::io::AsyncWriteExt;
 
+use super::backend::{Backend, Chunk, ExitState};
 use super::container::{self, Started};
-use super::engine::{Engine, SandboxError};
+use super::error::SandboxError;
 use super::output::{Capture, Frames, Piece, ProtocolError};
 use super::random;
 use super::transfer::{self, Collector, Outputs};
@@ -98,7 +97,7 @@ enum Ending {
 /// session's call that ended with its program alive ([`Execution::program_lives`]), keeps it
 /// for the next call, attach streams and all.
 pub async fn execute(
-    engine: &Engine,
+    backend: &dyn Backend,
     started: &mut Started,
     code: &str,
     files: &[InputFile],
@@ -146,7 +145,7 @@ pub async fn execute(
             item = output.next() => item,
         };
         match item {
-            Some(Ok(LogOutput::StdOut { message })) => {
+            Some(Ok(Chunk::Stdout(message))) => {
                 let pushed = frames.push(&message, |piece| match piece {
                     Piece::Stdout(bytes) => stdout.push(bytes),
                     Piece::Stderr(bytes) => stderr.push(bytes),
@@ -173,9 +172,8 @@ pub async fn execute(
                 }
             }
             // The supervisor's own messages ("runner: ..."): part of the run's stderr.
-            Some(Ok(LogOutput::StdErr { message })) => stderr.push(&message),
-            Some(Ok(_)) => {}
-            Some(Err(e)) => return Err(SandboxError::engine("reading a container's output", e)),
+            Some(Ok(Chunk::Stderr(message))) => stderr.push(&message),
+            Some(Err(e)) => return Err(e),
             None => break Ending::Exited,
         }
         match end.take() {
@@ -208,65 +206,37 @@ pub async fn execute(
             match collector.finish() {
                 Ok(outputs) => result.outputs = outputs,
                 Err(why) => {
-                    container::kill(engine, &id).await;
+                    container::kill(backend, &id).await;
                     return Err(SandboxError::Protocol { detail: why });
                 }
             }
         }
         Ending::Exited => {
-            let (exit_code, oom_killed) = exit_state(engine, &id).await?;
+            let ExitState {
+                exit_code,
+                oom_killed,
+            } = backend.exit_state(&id).await?;
             result.exit_code = exit_code;
             result.oom_killed = oom_killed;
         }
         Ending::TimedOut => {
-            container::kill(engine, &id).await;
+            container::kill(backend, &id).await;
             result.timed_out = true;
         }
         Ending::Flood => {
-            container::kill(engine, &id).await;
+            container::kill(backend, &id).await;
             result.killed_for_output = true;
         }
         Ending::Cancelled => {
-            container::kill(engine, &id).await;
+            container::kill(backend, &id).await;
             return Err(SandboxError::Cancelled);
         }
         Ending::Broken(why) => {
-            container::kill(engine, &id).await;
+            container::kill(backend, &id).await;
             return Err(SandboxError::Protocol { detail: why });
         }
     }
     (result.stdout, result.stdout_truncated) = stdout.finish();
     (result.stderr, result.stderr_truncated) = stderr.finish();
     Ok(result)
-}
-
-/// The exit code and OOM flag of a container whose output has ended, once it has stopped.
-async fn exit_state(engine: &Engine, id: &str) -> Result<(Option<i32>, bool), SandboxError> {
-    for _ in 0..50 {
-        let inspected = match engine
-            .docker
-            .inspect_container(id, None::<InspectContainerOptions>)
-            .await
-        {
-            Ok(inspected) => inspected,
-            // Podman briefly reports a state Docker's API does not have (`stopped`, between
-            // the process's exit and its cleanup); ask again.
-            Err(bollard::errors::Error::JsonDataError { .. }) => {
-                tokio::time::sleep(Duration::from_millis(20)).await;
-                continue;
-            }
-            Err(e) => return Err(SandboxError::engine("inspecting a container", e)),
-        };
-        let state = inspected.state.unwrap_or_default();
-        if state.running != Some(true) {
-            let code = state.exit_code.and_then(|c| i32::try_from(c).ok());
-            // The runner's supervisor reports OOM kills of the program from the container's
-            // memory cgroup. This path is for a runner that died itself: Docker reports an
-            // OOM kill here; Podman on cgroup v1 never does (checked with 4.3.1), so there a
-            // SIGKILL is reported as such, without a guess about who sent it.
-            return Ok((code, state.oom_killed == Some(true)));
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    Ok((None, false))
 }

@@ -11,7 +11,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::engine::SandboxError;
+use super::error::SandboxError;
 use super::seccomp;
 
 /// What `/etc/hosts` says in every sandbox: loopback, nothing of the host.

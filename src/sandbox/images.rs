@@ -3,13 +3,11 @@
 //! digest of its recipe, so an unchanged recipe is never rebuilt and a changed one always is.
 
 use std::io::Write;
-use std::path::Path;
 use std::process::Stdio;
 
-use bollard::query_parameters::{CreateImageOptionsBuilder, TagImageOptionsBuilder};
-use futures_util::StreamExt;
-
-use super::engine::{Engine, SandboxError};
+pub use super::docker::images::exists;
+use super::docker::{self, Engine};
+use super::error::SandboxError;
 use crate::analysis::Language;
 
 const BUILD_SCRIPT: &str = include_str!("../../containers/build-image.sh");
@@ -77,16 +75,6 @@ pub fn runner_command(language: Language, gvisor: bool) -> Vec<String> {
         (Language::JavaScript, true) => &["node", "/opt/sandbox/runner.js"],
     };
     parts.iter().map(|s| (*s).to_owned()).collect()
-}
-
-pub async fn exists(engine: &Engine, image: &str) -> Result<bool, SandboxError> {
-    match engine.docker.inspect_image(image).await {
-        Ok(_) => Ok(true),
-        Err(bollard::errors::Error::DockerResponseServerError {
-            status_code: 404, ..
-        }) => Ok(false),
-        Err(e) => Err(SandboxError::engine("looking up an image", e)),
-    }
 }
 
 /// Where to say what is happening: stderr, since stdout may carry the MCP protocol.
@@ -171,73 +159,19 @@ pub async fn build(
             "mmdebstrap failed ({status}); its messages are above\n  hint: check that the apt sources (or the `--mirror` given) reach a Debian mirror"
         )));
     }
-    import(engine, &tarball, &image).await?;
+    let size = std::fs::metadata(&tarball).map(|m| m.len()).unwrap_or(0);
+    progress(&format!(
+        "importing the root filesystem ({} MB) into {}",
+        size / 1_000_000,
+        engine.kind
+    ));
+    docker::images::import(engine, &tarball, &image).await?;
     progress(&format!(
         "built {image} in {:.0} s",
         started.elapsed().as_secs_f64()
     ));
     drop(lock);
     Ok(())
-}
-
-/// Imports a root filesystem tarball as `image` (`docker import`), streaming it from disk.
-/// The import is untagged and the tag is set afterwards by image id, because Podman's
-/// compatible import ignores the requested name (it tags `<repo>:latest`).
-async fn import(engine: &Engine, tarball: &Path, image: &str) -> Result<(), SandboxError> {
-    let (repo, tag) = image.rsplit_once(':').unwrap_or((image, "latest"));
-    let size = std::fs::metadata(tarball).map(|m| m.len()).unwrap_or(0);
-    progress(&format!(
-        "importing the root filesystem ({} MB) into {}",
-        size / 1_000_000,
-        engine.kind
-    ));
-    let file = tokio::fs::File::open(tarball)
-        .await
-        .map_err(|e| SandboxError::Build(format!("cannot open {}: {e}", tarball.display())))?;
-    let chunks = futures_util::stream::unfold(file, |mut file| async move {
-        use tokio::io::AsyncReadExt;
-        let mut buffer = vec![0u8; 1 << 20];
-        match file.read(&mut buffer).await {
-            Ok(0) => None,
-            Ok(n) => {
-                buffer.truncate(n);
-                Some((Ok(bytes::Bytes::from(buffer)), file))
-            }
-            Err(e) => Some((Err(e), file)),
-        }
-    });
-    let options = CreateImageOptionsBuilder::new().from_src("-").build();
-    let mut stream =
-        engine
-            .docker
-            .create_image(Some(options), Some(bollard::body_try_stream(chunks)), None);
-    let mut id = None;
-    while let Some(item) = stream.next().await {
-        let info =
-            item.map_err(|e| SandboxError::Build(format!("the engine refused the image: {e}")))?;
-        // Both engines report the new image's id as a status line of its own.
-        if let Some(status) = info.status.filter(|s| s.starts_with("sha256:")) {
-            id = Some(status);
-        }
-    }
-    let id = id.ok_or_else(|| {
-        SandboxError::Build("the engine imported the image but did not report its id".into())
-    })?;
-    let options = TagImageOptionsBuilder::new().repo(repo).tag(tag).build();
-    engine
-        .docker
-        .tag_image(&id, Some(options))
-        .await
-        .map_err(|e| {
-            SandboxError::Build(format!("cannot tag the imported image as {image}: {e}"))
-        })?;
-    if exists(engine, image).await? {
-        Ok(())
-    } else {
-        Err(SandboxError::Build(format!(
-            "the import finished but {image} does not exist"
-        )))
-    }
 }
 
 /// An exclusive lock held for the duration of a build.

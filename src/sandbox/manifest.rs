@@ -11,8 +11,9 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use super::engine::{Engine, SandboxError};
-use super::oneshot::{self, Job};
+use super::docker::oneshot::{self, Job};
+use super::docker::{self, Engine};
+use super::error::SandboxError;
 use crate::analysis::Language;
 
 /// The interpreter versions the runners need (oldest supported).
@@ -177,7 +178,7 @@ pub async fn of(
     language: Language,
     image: &str,
 ) -> Result<Manifest, SandboxError> {
-    let id = image_id(engine, image).await?;
+    let id = docker::images::id(engine, image).await?;
     if let Some(manifest) = cached(&id, language) {
         return Ok(manifest);
     }
@@ -207,15 +208,6 @@ pub(super) fn parse(
             .map_err(|e| SandboxError::Build(format!("the manifest of {image} is not valid: {e}"))),
         other => Err(unusable(language, image, other)),
     }
-}
-
-pub(super) async fn image_id(engine: &Engine, image: &str) -> Result<String, SandboxError> {
-    let inspect = engine
-        .docker
-        .inspect_image(image)
-        .await
-        .map_err(|e| SandboxError::engine(format!("looking up the image {image}"), e))?;
-    Ok(inspect.id.unwrap_or_default())
 }
 
 /// The cache file of an image id and language, keyed also by the setup script (a newer

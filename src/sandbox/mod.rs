@@ -4,21 +4,22 @@
 //! been judged. Containers carry a label so leftovers of a crashed gateway are reaped at the
 //! next start, and every container is removed after its run, however the run ended.
 
+pub mod backend;
 pub mod container;
 pub mod derive;
-pub mod engine;
+pub mod docker;
 mod error;
 mod exec;
-mod hardening;
 mod host_files;
 pub mod images;
+mod labels;
 pub mod manifest;
-mod oneshot;
 mod output;
 pub mod pool;
 mod preload;
 pub mod random;
 pub mod seccomp;
+mod spec;
 pub mod transfer;
 pub mod uids;
 
@@ -27,8 +28,12 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
+pub use backend::Backend;
 pub use derive::Extras;
-pub use engine::{Engine, EngineChoice, EngineKind, SandboxError};
+/// The Docker or Podman connection, under the name it had before backends were separated.
+pub use docker::engine;
+pub use docker::{Engine, EngineChoice, EngineKind};
+pub use error::SandboxError;
 pub use exec::Execution;
 use exec::Keep;
 pub use preload::Preload;
@@ -96,7 +101,10 @@ impl SandboxConfig {
 
 /// A connected engine with a warm pool per language.
 pub struct Sandbox {
+    /// The engine the images were prepared in (and that runs the containers).
     engine: Engine,
+    /// What creates, runs and removes the containers.
+    backend: Arc<dyn Backend>,
     pools: HashMap<Language, Arc<Pool>>,
     manifests: HashMap<Language, Manifest>,
     limits: Limits,
@@ -112,7 +120,8 @@ impl Sandbox {
         let engine = Engine::connect(&config.engine).await?;
         let runtime = engine.require_runtime(limits.runtime.as_deref()).await?;
         let gvisor = runtime.as_ref().is_some_and(engine::Runtime::is_gvisor);
-        let reaped = container::reap_leftovers(&engine).await?;
+        let backend: Arc<dyn Backend> = Arc::new(engine.clone());
+        let reaped = container::reap_leftovers(backend.as_ref()).await?;
         if reaped > 0 {
             tracing::info!(reaped, "removed containers left by an earlier gateway");
         }
@@ -148,11 +157,17 @@ impl Sandbox {
             };
             pools.insert(
                 language,
-                Pool::start(engine.clone(), spec, config.pool_size, classes(language)),
+                Pool::start(
+                    Arc::clone(&backend),
+                    spec,
+                    config.pool_size,
+                    classes(language),
+                ),
             );
         }
         Ok(Sandbox {
             engine,
+            backend,
             pools,
             manifests,
             limits: limits.clone(),
@@ -244,13 +259,13 @@ impl Sandbox {
         // Removal is tied to this guard, so it happens however the run ends, even when the
         // caller drops this future (a client that went away).
         let mut teardown = Teardown {
-            engine: self.engine.clone(),
+            backend: Arc::clone(&self.backend),
             started: Some(started),
             tracker: self.teardown.clone(),
         };
         let started = teardown.started.as_mut().expect("set above");
         exec::execute(
-            &self.engine,
+            self.backend.as_ref(),
             started,
             code,
             files,
@@ -276,7 +291,7 @@ impl Sandbox {
             .instrument(tracing::info_span!("sandbox.take"))
             .await?;
         let mut kept = Kept(Teardown {
-            engine: self.engine.clone(),
+            backend: Arc::clone(&self.backend),
             started: Some(started),
             tracker: self.teardown.clone(),
         });
@@ -306,7 +321,7 @@ impl Sandbox {
     ) -> Result<Execution, SandboxError> {
         let started = kept.0.started.as_mut().expect("a kept container");
         exec::execute(
-            &self.engine,
+            self.backend.as_ref(),
             started,
             code,
             files,
@@ -335,7 +350,7 @@ impl Sandbox {
         }
         self.teardown.close();
         self.teardown.wait().await;
-        if let Err(e) = container::remove_instance(&self.engine, &self.instance).await {
+        if let Err(e) = container::remove_instance(self.backend.as_ref(), &self.instance).await {
             tracing::warn!(error = %e, "could not sweep this sandbox's containers");
         }
     }
@@ -355,7 +370,7 @@ impl Kept {
 /// Kills and removes a run's container in the background when dropped; its user id returns
 /// to the pool once the container is gone.
 struct Teardown {
-    engine: Engine,
+    backend: Arc<dyn Backend>,
     started: Option<Started>,
     tracker: TaskTracker,
 }
@@ -365,11 +380,11 @@ impl Drop for Teardown {
         let Some(started) = self.started.take() else {
             return;
         };
-        let engine = self.engine.clone();
+        let backend = Arc::clone(&self.backend);
         match tokio::runtime::Handle::try_current() {
             Ok(_) => {
                 self.tracker.spawn(async move {
-                    container::destroy(&engine, &started.id).await;
+                    container::destroy(backend.as_ref(), &started.id).await;
                     drop(started);
                 });
             }

@@ -21,8 +21,9 @@ use futures_util::StreamExt;
 use tokio::sync::{Notify, Semaphore};
 use tokio_util::task::TaskTracker;
 
+use super::backend::Backend;
 use super::container::{self, ContainerSpec, Started};
-use super::engine::{Engine, SandboxError};
+use super::error::SandboxError;
 use super::preload::Preload;
 
 /// Each call multiplies every class's demand by this, then adds 1 to its own: demand is the
@@ -35,7 +36,7 @@ const FIRST_BACKOFF: Duration = Duration::from_millis(250);
 const MAX_BACKOFF: Duration = Duration::from_secs(30);
 
 pub struct Pool {
-    engine: Engine,
+    backend: Arc<dyn Backend>,
     spec: ContainerSpec,
     /// The classes this language's runner has, lightest first.
     classes: Vec<Preload>,
@@ -66,7 +67,7 @@ impl Pool {
     /// Creates a pool with a budget of `size` containers of its heaviest class and starts
     /// filling it in the background. A size of 0 means every call starts its own container.
     pub fn start(
-        engine: Engine,
+        backend: Arc<dyn Backend>,
         spec: ContainerSpec,
         size: usize,
         classes: Vec<Preload>,
@@ -76,7 +77,7 @@ impl Pool {
         // Before any call: a heavy runner for whatever comes, a light one for the common case.
         let demand = HashMap::from([(heaviest, 1.0), (classes[0], 0.5)]);
         let pool = Arc::new(Pool {
-            engine,
+            backend,
             spec,
             budget: size * heaviest.weight(),
             classes,
@@ -149,7 +150,7 @@ impl Pool {
                     if let Some(started) = self.pop_alive(class) {
                         return Ok(started);
                     }
-                    return container::start(&self.engine, &self.spec_for(class)).await;
+                    return container::start(self.backend.as_ref(), &self.spec_for(class)).await;
                 }
             }
         }
@@ -174,9 +175,9 @@ impl Pool {
                 return Some(started);
             }
             tracing::warn!(container = %container::short(&started.id), "discarding a warm container that died");
-            let engine = self.engine.clone();
+            let backend = Arc::clone(&self.backend);
             self.tasks.spawn(async move {
-                container::destroy(&engine, &started.id).await;
+                container::destroy(backend.as_ref(), &started.id).await;
                 drop(started);
             });
         }
@@ -236,16 +237,11 @@ impl Pool {
 
     /// The class furthest below its target, counting containers being started.
     fn most_wanted(&self, state: &State) -> Option<Preload> {
-        let targets = self.targets(&state.demand);
-        targets
-            .iter()
-            .filter_map(|(&class, &target)| {
-                let have = state.ready.get(&class).map_or(0, VecDeque::len)
-                    + state.starting.get(&class).copied().unwrap_or(0);
-                (have < target).then_some((class, (target - have) as f64 / target as f64))
-            })
-            .max_by(|a, b| a.1.total_cmp(&b.1))
-            .map(|(class, _)| class)
+        let have = |class: &Preload| {
+            state.ready.get(class).map_or(0, VecDeque::len)
+                + state.starting.get(class).copied().unwrap_or(0)
+        };
+        furthest_below(&self.targets(&state.demand), have)
     }
 
     async fn refill(self: Arc<Self>) {
@@ -256,9 +252,9 @@ impl Pool {
                 (self.most_wanted(&state), state.backoff, surplus)
             };
             if let Some(started) = surplus {
-                let engine = self.engine.clone();
+                let backend = Arc::clone(&self.backend);
                 self.tasks.spawn(async move {
-                    container::destroy(&engine, &started.id).await;
+                    container::destroy(backend.as_ref(), &started.id).await;
                     drop(started);
                 });
                 continue;
@@ -283,7 +279,7 @@ impl Pool {
             *self.state().starting.entry(class).or_default() += 1;
             let pool = Arc::clone(&self);
             self.tasks.spawn(async move {
-                let result = container::start(&pool.engine, &pool.spec_for(class)).await;
+                let result = container::start(pool.backend.as_ref(), &pool.spec_for(class)).await;
                 drop(permit);
                 pool.started(class, result).await;
             });
@@ -314,7 +310,7 @@ impl Pool {
         };
         match result {
             Ok(None) => self.changed.notify_waiters(),
-            Ok(Some(started)) => container::destroy(&self.engine, &started.id).await,
+            Ok(Some(started)) => container::destroy(self.backend.as_ref(), &started.id).await,
             Err((e, pause)) => {
                 tracing::warn!(error = %e, retry_in = ?pause, "could not start a warm container")
             }
@@ -337,9 +333,25 @@ impl Pool {
             state.ready.values_mut().flat_map(|q| q.drain(..)).collect()
         };
         for started in drained {
-            container::destroy(&self.engine, &started.id).await;
+            container::destroy(self.backend.as_ref(), &started.id).await;
         }
     }
+}
+
+/// The class whose count (`have`) is furthest below its target, as a share of the target. A
+/// class above its target (demand moved away, its surplus not yet taken) is simply not wanted.
+fn furthest_below(
+    targets: &HashMap<Preload, usize>,
+    have: impl Fn(&Preload) -> usize,
+) -> Option<Preload> {
+    targets
+        .iter()
+        .filter_map(|(class, &target)| {
+            let have = have(class);
+            (have < target).then(|| (*class, (target - have) as f64 / target as f64))
+        })
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(class, _)| class)
 }
 
 /// How many warm containers of each class to keep: one for each class in recent demand,
@@ -384,6 +396,18 @@ mod tests {
         let mut kept: Vec<_> = targets.into_iter().filter(|&(_, n)| n > 0).collect();
         kept.sort();
         kept
+    }
+
+    #[test]
+    fn a_class_above_its_target_is_not_wanted() {
+        let targets = HashMap::from([(Preload::Light, 1), (Preload::Full, 2)]);
+        // Light holds more than its target: it is skipped, not subtracted from.
+        let have = |c: &Preload| if *c == Preload::Light { 4 } else { 1 };
+        assert_eq!(furthest_below(&targets, have), Some(Preload::Full));
+        assert_eq!(furthest_below(&targets, |_| 5), None);
+        // Furthest below as a share of the target: 0 of 1 before 1 of 2.
+        let have = |c: &Preload| if *c == Preload::Light { 0 } else { 1 };
+        assert_eq!(furthest_below(&targets, have), Some(Preload::Light));
     }
 
     #[test]

@@ -5,15 +5,16 @@
 //! should two sandboxes ever share a namespace.
 //!
 //! A gateway never gives one uid to two live containers, and before using a uid it asks the
-//! engine whether a container of another gateway carries it (the `code-sandbox-mcp.uid` label).
+//! backend whether a container of another gateway carries it (the `code-sandbox-mcp.uid`
+//! label; see [`super::container`]).
 
 use std::collections::HashSet;
 use std::fmt;
+use std::future::Future;
 use std::str::FromStr;
 use std::sync::{Arc, Mutex};
 
-use super::container::{LABEL_UID, list_labelled};
-use super::engine::{Engine, SandboxError};
+use super::error::SandboxError;
 use super::random;
 
 /// The default range: a million ids above the ranges Debian gives users, subordinate ids
@@ -122,15 +123,21 @@ impl UidPool {
         self.in_use.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// A uid no live container of this gateway uses and no container on the engine carries.
-    pub async fn lease(self: &Arc<Self>, engine: &Engine) -> Result<UidLease, SandboxError> {
+    /// A uid no live container of this gateway uses and for which `held_elsewhere` (asking
+    /// the backend whether a container carries it) says no.
+    pub async fn lease<Held>(
+        self: &Arc<Self>,
+        held_elsewhere: impl Fn(u32) -> Held,
+    ) -> Result<UidLease, SandboxError>
+    where
+        Held: Future<Output = Result<bool, SandboxError>>,
+    {
         // Ids another gateway's container carries stay reserved here until the loop ends, so
         // the next draw differs.
         let mut taken_elsewhere = Vec::new();
         for _ in 0..DRAWS {
             let Some(lease) = self.draw() else { break };
-            let label = format!("{LABEL_UID}={}", lease.uid);
-            if list_labelled(engine, &label).await?.is_empty() {
+            if !held_elsewhere(lease.uid).await? {
                 return Ok(lease);
             }
             taken_elsewhere.push(lease);

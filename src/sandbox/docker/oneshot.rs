@@ -15,8 +15,9 @@ use bollard::query_parameters::{
 };
 use futures_util::StreamExt;
 
-use super::container::{self, LABEL_MANAGED, LABEL_OWNER};
 use super::engine::{Engine, SandboxError};
+use crate::sandbox::container;
+use crate::sandbox::labels::{LABEL_MANAGED, LABEL_OWNER};
 
 /// One command to run in a helper container.
 pub struct Job<'a> {
@@ -242,7 +243,7 @@ fn body(job: &Job<'_>) -> ContainerCreateBody {
         env: Some(vec!["LANG=C.UTF-8".to_owned()]),
         labels: Some(HashMap::from([
             (LABEL_MANAGED.to_owned(), "true".to_owned()),
-            (LABEL_OWNER.to_owned(), container::owner()),
+            (LABEL_OWNER.to_owned(), crate::sandbox::labels::owner()),
         ])),
         attach_stdout: Some(true),
         attach_stderr: Some(true),

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use bollard::Docker;
 
-pub use super::error::SandboxError;
+pub use crate::sandbox::error::SandboxError;
 
 /// Timeout of ordinary engine requests (not of snippet runs, which have their own limit).
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(60);

@@ -2,40 +2,14 @@
 //! limits, for one container running as its own user id.
 
 use std::collections::HashMap;
-use std::sync::Arc;
 
 use bollard::models::{ContainerCreateBody, HostConfig, ResourcesUlimits};
 
-use super::container::{LABEL_INSTANCE, LABEL_MANAGED, LABEL_OWNER, LABEL_UID, WORK_DIR, owner};
 use super::engine::EngineKind;
-use super::host_files::{HOSTNAME, HostFiles};
-use super::preload::Preload;
-use super::seccomp;
-use super::uids::UidPool;
-use crate::policy::Limits;
-
-/// Everything needed to start a container for one language under one policy.
-#[derive(Clone)]
-pub struct ContainerSpec {
-    pub language: crate::analysis::Language,
-    /// What the runner imports before it is ready (`SANDBOX_PRELOAD`).
-    pub preload: Preload,
-    pub image: String,
-    pub command: Vec<String>,
-    pub limits: Limits,
-    /// Variables passed through from the gateway's environment. Values are never logged.
-    pub env: Vec<(String, String)>,
-    /// The creating sandbox's id, for its final sweep.
-    pub instance: String,
-    /// The engine's make: Podman needs an explicit RLIMIT_NPROC (see [`task_limits`]).
-    pub engine: EngineKind,
-    /// The runtime is gVisor, which counts the snippet's processes itself (see [`task_limits`]).
-    pub gvisor: bool,
-    /// Where each container's own user id comes from.
-    pub uids: Arc<UidPool>,
-    /// The seccomp profile (for Podman) and the `/etc` files mounted into every container.
-    pub host_files: Arc<HostFiles>,
-}
+use crate::sandbox::host_files::HOSTNAME;
+use crate::sandbox::labels::{LABEL_INSTANCE, LABEL_MANAGED, LABEL_OWNER, LABEL_UID, owner};
+use crate::sandbox::seccomp;
+use crate::sandbox::spec::{ContainerSpec, WORK_DIR};
 
 /// A mount that hides a directory under an empty, read-only, non-executable tmpfs.
 const SEALED_TMPFS: &str = "ro,nosuid,nodev,noexec,size=64k";

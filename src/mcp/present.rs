@@ -72,6 +72,23 @@ pub(super) fn present(report: &RunReport, policy: &Policy) -> CallToolResult {
         }
         push_outputs(&mut text, report);
     }
+    if let Some(session) = &report.session {
+        match (&session.ended, &session.expires_at) {
+            (Some(why), _) => text.push_str(&format!(
+                "The session `{}` has ended: {why}. Its variables and files are gone; open a new one with open_session.\n",
+                session.session_id
+            )),
+            (None, Some(expires)) if !report.ran => text.push_str(&format!(
+                "The session `{}` is unchanged and still open (until {expires} unless used).\n",
+                session.session_id
+            )),
+            (None, Some(expires)) => text.push_str(&format!(
+                "Session `{}`: open until {expires} unless used again.\n",
+                session.session_id
+            )),
+            (None, None) => {}
+        }
+    }
     let mut result = if is_error {
         CallToolResult::structured_error(value)
     } else {
@@ -248,7 +265,53 @@ pub(super) fn describe_run_tool(
     }
     text.push_str(". A denied call returns an error naming each rule and line and what to write instead; fix the code and call again. Use check_code to check code without running it.");
     text.push_str(&describe_files(policy, language));
+    text.push_str(
+        " With `session_id` (from open_session) the code runs in that session instead of a fresh sandbox: \
+         what earlier calls defined is still there (see open_session), and this call is judged with what they bound.",
+    );
     text
+}
+
+/// What persists between a session's calls, per language.
+pub(super) fn session_persists(language: Language) -> &'static str {
+    match language {
+        Language::Python => {
+            "Python: global variables, functions, classes and imported modules (one __main__ module for all calls)"
+        }
+        Language::JavaScript => {
+            "JavaScript: top-level var, let, const, functions and classes, and require()d modules (each call runs as a script in one shared context; import/export and top-level await are not available in a session)"
+        }
+    }
+}
+
+/// open_session's description: what persists, what comes back, and the limits.
+pub(super) fn describe_open_session(
+    policy: &Policy,
+    sessions: crate::sessions::SessionLimits,
+) -> String {
+    let l = &policy.limits;
+    format!(
+        "Open a session: one sandbox kept for this client between calls, like a notebook kernel. Returns `session_id` and `expires_at`. \
+         Pass `session_id` to run_python_code or run_javascript_code to run code in it. What persists between calls: the files in /work, and in {}; {}. \
+         `files` are written into /work first. Each call still gets its own stdout, stderr, figures and the files it created or changed, \
+         and is checked by the `{}` policy with the names earlier calls bound (an alias of a denied module stays denied); a denied call changes nothing. \
+         Limits: each call {} s and {} of output per stream; the session {} of memory, {} CPU, {} processes and {} in /work for all its calls. \
+         A call that times out, runs out of memory or is cancelled ends the session (its state is lost; the error says so). \
+         A session closes after {} without a call, {} after it opened at the latest, or with close_session; at most {} are open on this server. \
+         Only the client that opened it can use it. sandbox://sessions lists this client's sessions.",
+        session_persists(Language::Python),
+        session_persists(Language::JavaScript),
+        policy.name,
+        l.timeout.as_secs_f64(),
+        format_size(l.output_bytes),
+        format_size(l.memory_bytes),
+        l.cpus,
+        l.pids,
+        format_size(l.tmpfs_bytes),
+        humantime::format_duration(sessions.idle),
+        humantime::format_duration(sessions.lifetime),
+        sessions.max,
+    )
 }
 
 /// What goes in and comes back besides output, with the limits.

@@ -37,6 +37,7 @@ pub use docker::engine;
 pub use docker::{Engine, EngineChoice, EngineKind};
 pub use error::SandboxError;
 pub use exec::Execution;
+use exec::Keep;
 pub use preload::Preload;
 pub use recipe::{Recipe, Suite};
 use tokio_util::task::TaskTracker;
@@ -208,9 +209,7 @@ impl Sandbox {
         self.manifests.get(&language)
     }
 
-    /// Waits until each pool holds `count` warm containers, or all it means to keep if that is
-    /// fewer (`usize::MAX`: everything it keeps, so nothing is still warming up), for
-    /// benchmarks and tests.
+    /// Waits until each pool holds `count` warm containers (for benchmarks and tests).
     pub async fn wait_warm(&self, count: usize, timeout: Duration) -> bool {
         for pool in self.pools.values() {
             if !pool.wait_ready(count, timeout).await {
@@ -267,14 +266,8 @@ impl Sandbox {
         files: &[InputFile],
         cancelled: impl Future<Output = ()>,
     ) -> Result<Execution, SandboxError> {
-        let pool = self
-            .pools
-            .get(&language)
-            .ok_or_else(|| SandboxError::Engine {
-                action: "choosing a container".into(),
-                detail: format!("no {language} sandbox is configured"),
-            })?;
-        let started = pool
+        let started = self
+            .pool(language)?
             .take(preload)
             .instrument(tracing::info_span!("sandbox.take"))
             .await?;
@@ -292,10 +285,76 @@ impl Sandbox {
             code,
             files,
             &self.limits,
+            Keep::Once,
             cancelled,
         )
         .instrument(tracing::info_span!("sandbox.run"))
         .await
+    }
+
+    /// A container kept for a session: a warm runner of the heaviest class (a session's later
+    /// calls may import anything), switched into session mode by a first call that writes
+    /// `files` and runs nothing. Destroyed when the [`Kept`] is dropped.
+    pub async fn keep(
+        &self,
+        language: Language,
+        files: &[InputFile],
+    ) -> Result<(Kept, Execution), SandboxError> {
+        let pool = self.pool(language)?;
+        let started = pool
+            .take(Preload::Full)
+            .instrument(tracing::info_span!("sandbox.take"))
+            .await?;
+        let mut kept = Kept(Teardown {
+            backend: Arc::clone(&self.backend),
+            started: Some(started),
+            tracker: self.teardown.clone(),
+        });
+        let execution = self
+            .run_kept(&mut kept, "", files, std::future::pending())
+            .await?;
+        if !execution.program_lives {
+            return Err(SandboxError::Protocol {
+                detail: format!(
+                    "the runner did not keep its program for a session (exit status {:?}): {}",
+                    execution.exit_code,
+                    execution.stderr.trim()
+                ),
+            });
+        }
+        Ok((kept, execution))
+    }
+
+    /// One call of a session in its kept container. Unless the result says the program lives
+    /// on ([`Execution::program_lives`]), the container is finished: drop the [`Kept`].
+    pub async fn run_kept(
+        &self,
+        kept: &mut Kept,
+        code: &str,
+        files: &[InputFile],
+        cancelled: impl Future<Output = ()>,
+    ) -> Result<Execution, SandboxError> {
+        let started = kept.0.started.as_mut().expect("a kept container");
+        exec::execute(
+            self.backend.as_ref(),
+            started,
+            code,
+            files,
+            &self.limits,
+            Keep::Session,
+            cancelled,
+        )
+        .instrument(tracing::info_span!("sandbox.session_call"))
+        .await
+    }
+
+    fn pool(&self, language: Language) -> Result<&Arc<Pool>, SandboxError> {
+        self.pools
+            .get(&language)
+            .ok_or_else(|| SandboxError::Engine {
+                action: "choosing a container".into(),
+                detail: format!("no {language} sandbox is configured"),
+            })
     }
 
     /// Stops the pools, waits until every container this sandbox created is gone, and sweeps
@@ -309,6 +368,17 @@ impl Sandbox {
         if let Err(e) = container::remove_instance(self.backend.as_ref(), &self.instance).await {
             tracing::warn!(error = %e, "could not sweep this sandbox's containers");
         }
+    }
+}
+
+/// A session's container, kept between its calls; killed and removed (in the background)
+/// when dropped, like a single run's.
+pub struct Kept(Teardown);
+
+impl Kept {
+    /// The container's id, for logs.
+    pub fn container(&self) -> &str {
+        self.0.started.as_ref().map_or("", |s| s.id.as_str())
     }
 }
 

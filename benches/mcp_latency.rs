@@ -1,6 +1,8 @@
 //! Tool-call latency of `print(1)` through the MCP server over stdio, from rmcp's client:
 //! median and p95 of sequential calls, and calls per second at concurrency 4, against
-//! `docker run --rm` of the same snippet on the same image, measured in the same run.
+//! `docker run --rm` of the same snippet on the same image, measured in the same run; and
+//! `print(1)` as a call in a session (`open_session`, then `session_id`), against the
+//! single-use calls of the same run.
 //!
 //!     cargo bench --bench mcp_latency [-- CALLS]
 
@@ -62,6 +64,30 @@ async fn bench(calls: usize) {
         done += batch;
     }
     let concurrent_rate = calls as f64 / started.elapsed().as_secs_f64();
+
+    let opened = client
+        .call_tool(
+            CallToolRequestParams::new("open_session")
+                .with_arguments(object!({ "language": "python" })),
+        )
+        .await
+        .expect("open_session");
+    let session_id = opened.structured_content.expect("structured")["session_id"]
+        .as_str()
+        .expect("an id")
+        .to_owned();
+    let mut in_session = Vec::new();
+    for _ in 0..calls {
+        let request = CallToolRequestParams::new("run_python_code")
+            .with_arguments(object!({ "code": "print(1)", "session_id": session_id.clone() }));
+        let started = Instant::now();
+        let result = client.call_tool(request).await.expect("call");
+        in_session.push(started.elapsed());
+        assert_eq!(
+            result.structured_content.expect("structured")["stdout"],
+            "1\n"
+        );
+    }
     client.cancel().await.ok();
 
     let image = images::default_image(Language::Python);
@@ -80,4 +106,11 @@ async fn bench(calls: usize) {
     );
     println!("ratio (median):                    {:.1}x", ms(dm) / ms(m));
     println!("concurrency 4, pool of 4:          {concurrent_rate:.1} calls/s");
+    let (sm, sp) = median_p95(&mut in_session);
+    println!(
+        "print(1) in a session:             median {:.1} ms, p95 {:.1} ms ({:.2}x the single-use median)",
+        ms(sm),
+        ms(sp),
+        ms(sm) / ms(m)
+    );
 }

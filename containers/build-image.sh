@@ -12,7 +12,12 @@
 #              sources (/etc/apt/sources.list.d/debian.sources, else
 #              /etc/apt/sources.list), i.e. whatever mirror the site already
 #              uses, so no mirror is named here.
-#     SUITE    Debian release, default bookworm.
+#     SUITE    Debian release, default bookworm (trixie also builds). With a
+#              sources file for another suite, the file is used with its suites
+#              renamed (bookworm, bookworm-updates, bookworm-security become
+#              trixie, trixie-updates, trixie-security): the same mirrors.
+#     EXTRA_PACKAGES  Debian packages to install besides the recipe's, comma
+#              separated (`images build --deb-packages FILE`).
 #     DOCKER   docker client, default "docker".
 #     KEEP_TAR set to a path to keep the root filesystem tarball there.
 #     NO_IMPORT set to stop after the tarball (with KEEP_TAR): the gateway imports
@@ -52,9 +57,34 @@ fi
 # packages.txt: one package per line, "#" starts a comment.
 packages=$(sed -e 's/#.*//' -e 's/[[:space:]]//g' -e '/^$/d' "$here/$lang/packages.txt" | paste -sd, -)
 [ -n "$packages" ] || { echo "$here/$lang/packages.txt lists no packages" >&2; exit 1; }
+if [ -n "${EXTRA_PACKAGES:-}" ]; then
+    # Package names only: apt must not read one as an option.
+    [[ $EXTRA_PACKAGES =~ ^[a-z0-9][a-z0-9+.-]+(,[a-z0-9][a-z0-9+.-]+)*$ ]] ||
+        { echo "EXTRA_PACKAGES is not a comma-separated list of Debian package names" >&2; exit 64; }
+    packages="$packages,$EXTRA_PACKAGES"
+fi
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+
+# A sources file names its own suite (its first); for another suite, use a copy with every
+# suite of that release renamed, so the build reaches the same mirrors for it.
+if [ -f "$mirror" ]; then
+    listed=$(awk '/^Suites:/ { print $2; exit }
+                  /^[[:space:]]*deb[[:space:]]/ { i = 1; if ($2 ~ /^\[/) for (i = 2; $i !~ /\]$/; ) i++;
+                                                  print $(i + 2); exit }' "$mirror")
+    listed=${listed%%-*}
+    if [ -n "$listed" ] && [ "$listed" != "$suite" ]; then
+        awk -v from="$listed" -v to="$suite" '
+            function rename(s) { return (s == from || index(s, from "-") == 1) ? to substr(s, length(from) + 1) : s }
+            /^Suites:/ { line = "Suites:"; for (i = 2; i <= NF; i++) line = line " " rename($i); print line; next }
+            /^[[:space:]]*deb[[:space:]]/ { i = 1; if ($2 ~ /^\[/) for (i = 2; $i !~ /\]$/; ) i++;
+                                            $(i + 2) = rename($(i + 2)); print; next }
+            { print }' "$mirror" > "$work/$suite.sources"
+        case $mirror in *.sources) ;; *) mv "$work/$suite.sources" "$work/$suite.list" ;; esac
+        mirror=$(ls "$work/$suite".*)
+    fi
+fi
 tarball=${KEEP_TAR:-$work/rootfs.tar}
 
 log() { printf '[build-image %s] %s\n' "$(date +%T)" "$*" >&2; }
@@ -125,8 +155,10 @@ if [ "$lang" = python ]; then
     args+=(
         # Shrink: the libraries' own test suites (pandas/tests, numpy/*/tests,
         # sympy's, scipy's, ...) are ~150 MB with their .pyc files, and no
-        # library imports them outside its test runner.
-        --customize-hook='find "$1/usr/lib/python3/dist-packages" -type d -name tests -prune -exec rm -rf {} +'
+        # library imports them outside its test runner. Except numpy 2's
+        # numpy/_core/tests (trixie): numpy.testing imports a helper from it, and
+        # scipy imports numpy.testing.
+        --customize-hook='find "$1/usr/lib/python3/dist-packages" -type d -name tests ! -path "*/numpy/_core/tests" -prune -exec rm -rf {} +'
         # Do once, as root at build time, what would otherwise happen on the
         # first import in every container: the runner's warm-up imports numpy,
         # pandas and matplotlib and draws a figure, with MPLCONFIGDIR set to

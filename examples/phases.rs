@@ -3,7 +3,7 @@
 //! each phase span the sandbox records (`sandbox.uid`, `.create`, `.attach`, `.start`,
 //! `.ready`, `.run`, `.kill`, `.remove`).
 //!
-//!     cargo run --example phases -- [docker|podman] [runsc] [CALLS] [light|data|full]
+//!     cargo run --example phases -- [docker|podman] [runsc] [CALLS] [light|data|full] [bookworm|trixie]
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use code_sandbox_mcp::analysis::Language;
 use code_sandbox_mcp::policy::Limits;
-use code_sandbox_mcp::sandbox::{EngineChoice, Preload, Sandbox, SandboxConfig};
+use code_sandbox_mcp::sandbox::{EngineChoice, Preload, Recipe, Sandbox, SandboxConfig, Suite};
 use tracing::span::{Attributes, Id};
 use tracing_subscriber::Layer;
 use tracing_subscriber::layer::{Context, SubscriberExt};
@@ -61,12 +61,20 @@ fn main() {
         .iter()
         .find_map(|a| a.parse::<Preload>().ok())
         .unwrap_or(Preload::Full);
+    let suite = args
+        .iter()
+        .find_map(|a| a.parse::<Suite>().ok())
+        .unwrap_or_default();
     tracing::subscriber::set_global_default(tracing_subscriber::registry().with(SpanTimes))
         .expect("subscriber");
     let config = SandboxConfig {
         engine,
         pool_size: 0,
         languages: vec![Language::Python],
+        recipe: Recipe {
+            suite,
+            ..Recipe::default()
+        },
         ..Default::default()
     };
     let limits = Limits {
@@ -90,7 +98,10 @@ fn main() {
         }
         sandbox.shutdown().await;
     });
-    println!("{calls} calls, {preload} runner, load {}", load());
+    println!(
+        "{calls} calls, {preload} runner, {suite} image, load {}",
+        load()
+    );
     println!("{:<20} {:>9} {:>9}", "phase", "median", "p95");
     for (name, times) in TIMES.lock().unwrap().iter_mut() {
         times.sort();

@@ -18,7 +18,7 @@ use crate::identity::{ClientIdentity, ClientKey};
 use crate::policy::{Finding, Limits, Policy, Verdict, format_size};
 
 /// One audited request.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub struct AuditRecord<'a> {
     /// RFC 3339, UTC.
     pub time: String,
@@ -28,6 +28,8 @@ pub struct AuditRecord<'a> {
     /// The `sub` claim of the client's OAuth access token.
     pub subject: Option<String>,
     pub tool: &'a str,
+    /// The sandbox session (`open_session`) the request belongs to, if any.
+    pub session_id: Option<String>,
     pub language: Language,
     pub code_sha256: String,
     pub code_bytes: usize,
@@ -49,7 +51,7 @@ pub struct AuditRecord<'a> {
     pub error: Option<String>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub struct AuditFinding<'a> {
     pub rule: &'a str,
     pub action: &'a str,
@@ -57,7 +59,7 @@ pub struct AuditFinding<'a> {
     pub column: usize,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub struct AuditLimits {
     pub memory: String,
     pub cpus: f64,
@@ -95,6 +97,7 @@ impl<'a> AuditRecord<'a> {
             client: None,
             subject: None,
             tool,
+            session_id: None,
             language,
             code_sha256: hex(&Sha256::digest(code.as_bytes())),
             code_bytes: code.len(),
@@ -118,6 +121,12 @@ impl<'a> AuditRecord<'a> {
     pub fn by(mut self, key: &ClientKey, identity: &ClientIdentity) -> Self {
         self.client = Some(key.to_string());
         self.subject = identity.subject.clone();
+        self
+    }
+
+    /// The sandbox session the request belongs to.
+    pub fn in_session(mut self, session_id: &str) -> Self {
+        self.session_id = Some(session_id.to_owned());
         self
     }
 

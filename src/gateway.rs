@@ -5,8 +5,10 @@ use std::future::Future;
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use crate::analysis::{Analysis, FactKind, Language, analyze, is_python_stdlib_module};
-use crate::policy::{Finding, Judgement, Policy, Verdict};
+use crate::analysis::{
+    Analysis, Carried, FactKind, Language, analyze, analyze_with, is_python_stdlib_module,
+};
+use crate::policy::{Finding, Installed, Judgement, Policy, Verdict};
 use crate::sandbox::transfer::Omitted;
 use crate::sandbox::{Execution, LazySandbox, Preload, SandboxError};
 use crate::workdir::{self, FileEntry, FileError, FileInfo, InputFile};
@@ -34,6 +36,23 @@ pub struct RunReport {
     pub files: Vec<FileInfo>,
     /// Figures and files not returned because of a limit (or not returnable), with why.
     pub omitted: Vec<Omitted>,
+    /// For a call in a session: the session, and whether it is still open.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session: Option<SessionStatus>,
+}
+
+/// A session after one of its calls.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct SessionStatus {
+    pub session_id: String,
+    /// False when this call ended the session (a timeout, an OOM kill, the program exited).
+    pub open: bool,
+    /// When it closes unless used again (RFC 3339), while open.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expires_at: Option<String>,
+    /// Why it ended, when it did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ended: Option<String>,
 }
 
 /// One returned figure.
@@ -59,10 +78,11 @@ impl RunReport {
             figures: Vec::new(),
             files: Vec::new(),
             omitted: Vec::new(),
+            session: None,
         }
     }
 
-    fn ran(judgement: Judgement, execution: Execution) -> RunReport {
+    pub fn ran(judgement: Judgement, execution: Execution) -> RunReport {
         let run_id = crate::sandbox::random::nonce();
         let outputs = &execution.outputs;
         let figures = outputs
@@ -96,6 +116,7 @@ impl RunReport {
             run_id,
             figures,
             files,
+            session: None,
         }
     }
 }
@@ -130,19 +151,58 @@ pub struct Gateway {
 
 impl Gateway {
     /// Analyzes and judges without running anything.
-    pub fn check(&self, language: Language, code: &str) -> Result<Judgement, GatewayError> {
-        Ok(self.assess(language, code)?.0)
+    pub async fn check(&self, language: Language, code: &str) -> Result<Judgement, GatewayError> {
+        Ok(self.assess(language, code).await?.0)
     }
 
     /// Analyzes and judges, and says which runner class the code needs (from its imports).
-    pub fn assess(
+    /// A policy that requires allowed modules to be installed also judges the imports
+    /// against the image's manifest, which the sandbox has once started (it is started for
+    /// that, unless the code is denied already).
+    pub async fn assess(
         &self,
         language: Language,
         code: &str,
     ) -> Result<(Judgement, Preload), GatewayError> {
         check_size(code)?;
         let analysis = analyze(language, code.as_bytes());
-        Ok((self.policy.judge(&analysis), runner_class(&analysis)))
+        let judgement = self.judge(language, &analysis).await?;
+        Ok((judgement, runner_class(&analysis)))
+    }
+
+    /// The policy's judgement of `analysis`; a policy that requires allowed modules to be
+    /// installed also has the imports checked against the image's manifest.
+    async fn judge(
+        &self,
+        language: Language,
+        analysis: &Analysis,
+    ) -> Result<Judgement, GatewayError> {
+        let judgement = self.policy.judge(analysis);
+        if !self.policy.allow.require_installed || judgement.verdict == Verdict::Deny {
+            return Ok(judgement);
+        }
+        let sandbox = self.sandbox.get().await?;
+        let (Some(image), Some(manifest)) = (sandbox.image(language), sandbox.manifest(language))
+        else {
+            return Ok(judgement);
+        };
+        let has = |module: &str| manifest.has_module(module);
+        let installed = Installed { image, has: &has };
+        Ok(self.policy.judge_in(analysis, Some(&installed)))
+    }
+
+    /// Analyzes and judges one call of a session, with the names its earlier calls bound;
+    /// returns the names bound once this call has run too (keep them only if it runs).
+    pub async fn assess_in_session(
+        &self,
+        language: Language,
+        code: &str,
+        carried: &Carried,
+    ) -> Result<(Judgement, Carried), GatewayError> {
+        check_size(code)?;
+        let analysis = analyze_with(language, code.as_bytes(), carried);
+        let judgement = self.judge(language, &analysis).await?;
+        Ok((judgement, analysis.carried))
     }
 
     /// The whole pipeline. A denial is a normal outcome (`ran: false`), not an error.
@@ -152,7 +212,7 @@ impl Gateway {
         code: &str,
         cancelled: impl Future<Output = ()>,
     ) -> Result<RunReport, GatewayError> {
-        let (judgement, runner) = self.assess(language, code)?;
+        let (judgement, runner) = self.assess(language, code).await?;
         self.run_judged(language, code, &[], judgement, runner, cancelled)
             .await
     }
@@ -235,6 +295,66 @@ fn check_size(code: &str) -> Result<(), GatewayError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn gateway(policy: &str) -> Gateway {
+        let policy = crate::policy::load(policy).unwrap();
+        let sandbox = LazySandbox::new(Default::default(), policy.limits.clone());
+        Gateway { policy, sandbox }
+    }
+
+    /// A session's call is judged with the names earlier calls bound: an alias of `os` bound
+    /// in one call is `os` in the next, and only calls that ran add names.
+    #[tokio::test]
+    async fn a_session_call_is_judged_with_what_earlier_calls_bound() {
+        for policy in ["standard", "strict"] {
+            let g = gateway(policy);
+            let py = Language::Python;
+            let (first, carried) = g
+                .assess_in_session(py, "import os as helper", &Carried::default())
+                .await
+                .unwrap();
+            assert_ne!(first.verdict, Verdict::Deny, "{policy}");
+            let (aliased, _) = g
+                .assess_in_session(py, "helper.system('id')", &carried)
+                .await
+                .unwrap();
+            let (direct, _) = g
+                .assess_in_session(py, "import os\nos.system('id')", &Carried::default())
+                .await
+                .unwrap();
+            assert_eq!(aliased.verdict, Verdict::Deny, "{policy}: {aliased:?}");
+            let rules = |j: &Judgement| {
+                j.findings
+                    .iter()
+                    .map(|f| f.rule.clone())
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(rules(&aliased), rules(&direct), "{policy}");
+            // Without the earlier call, `helper` is a free name: not `os`.
+            let (fresh, _) = g
+                .assess_in_session(py, "helper.system('id')", &Carried::default())
+                .await
+                .unwrap();
+            assert!(
+                !rules(&fresh).iter().any(|r| rules(&direct).contains(r)),
+                "{policy}: {fresh:?}"
+            );
+            let (js_first, js_carried) = g
+                .assess_in_session(
+                    Language::JavaScript,
+                    "const p = process;",
+                    &Carried::default(),
+                )
+                .await
+                .unwrap();
+            assert_ne!(js_first.verdict, Verdict::Deny, "{policy}: {js_first:?}");
+            let (js_next, _) = g
+                .assess_in_session(Language::JavaScript, "p.binding('spawn_sync')", &js_carried)
+                .await
+                .unwrap();
+            assert_eq!(js_next.verdict, Verdict::Deny, "{policy}: {js_next:?}");
+        }
+    }
 
     fn class(code: &str) -> Preload {
         runner_class(&analyze(Language::Python, code.as_bytes()))

@@ -105,7 +105,7 @@ async fn bad_input_gets_clear_errors_and_the_server_keeps_serving() {
     let message = unknown["error"]["message"].as_str().unwrap_or_default();
     assert!(
         message.contains("`run_ruby_code`")
-            && message.contains("check_code, run_javascript_code, run_js_code, run_python_code"),
+            && message.contains("check_code, close_session, open_session, run_javascript_code, run_js_code, run_python_code"),
         "{unknown}"
     );
     let wrong = s

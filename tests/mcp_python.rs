@@ -122,3 +122,33 @@ fn figures_and_files_travel_with_the_official_python_client() {
         ],
     );
 }
+
+/// Sessions with the official client over stdio and HTTP (tests/mcp/sessions_client.py): state
+/// kept across calls, judged with what earlier calls bound, isolated between sessions and
+/// clients, limits and endings said plainly, no container left behind, and a killed server's
+/// session reaped by the next.
+#[test]
+fn sessions_work_with_the_official_python_client() {
+    run_client_script(
+        "sessions_client.py",
+        "name: test-sessions\nextends: standard\nlimits:\n  timeout: 3s\n",
+        &[
+            "ok a session keeps a DataFrame across three calls",
+            "ok `import os as helper` then `helper.system` is denied like os.system",
+            "ok a denied call leaves the session as it was",
+            "ok two sessions see nothing of each other",
+            "ok wrong tool, unknown and closed ids are clear errors",
+            "ok a JavaScript session keeps its declarations",
+            "ok a call at the time limit ends the session",
+            "ok a call out of memory ends the session",
+            "ok --max-sessions is a clear error",
+            "ok close_session removes the session's container",
+            "ok an idle session expires",
+            "ok cancelling a call kills it and ends the session",
+            "ok no container is left after the server exits",
+            "ok over HTTP, a session is its client's alone",
+            "ok the HTTP server leaves no container behind",
+            "ok a session's container left by a killed server is reaped at the next start",
+        ],
+    );
+}

@@ -124,7 +124,39 @@ function install() {
   if (spec.npm) installNpm(spec.npm);
 }
 
+// The Debian package owning each directory under /usr/share/nodejs, from dpkg's file lists.
+function debianOwners() {
+  const owners = new Map();
+  const info = '/var/lib/dpkg/info';
+  let names = [];
+  try { names = fs.readdirSync(info).filter((n) => n.endsWith('.list')); } catch (err) { return owners; }
+  let node = process.execPath;
+  try { node = fs.realpathSync(node); } catch (err) { /* as given */ }
+  for (const name of names) {
+    const owner = name.slice(0, -'.list'.length).split(':')[0];
+    for (const line of fs.readFileSync(path.join(info, name), 'utf8').split('\n')) {
+      if ((line.startsWith('/usr/share/nodejs/') || line === node) && !owners.has(line)) owners.set(line, owner);
+    }
+  }
+  owners.interpreter = owners.get(node);
+  return owners;
+}
+
+// Debian packages apt installed only as another's dependency.
+function autoInstalled() {
+  const auto = new Set();
+  let text = '';
+  try { text = fs.readFileSync('/var/lib/apt/extended_states', 'utf8'); } catch (err) { return auto; }
+  for (const stanza of text.split('\n\n')) {
+    const name = /^Package: (.*)$/m.exec(stanza);
+    if (name && /^Auto-Installed: 1$/m.test(stanza)) auto.add(name[1]);
+  }
+  return auto;
+}
+
 function packagesIn(dir, added) {
+  const owners = debianOwners();
+  const auto = autoInstalled();
   const found = [];
   let names = [];
   try { names = fs.readdirSync(dir); } catch (err) { return found; }
@@ -133,7 +165,13 @@ function packagesIn(dir, added) {
     for (const full of inner) {
       try {
         const pkg = JSON.parse(fs.readFileSync(path.join(dir, full, 'package.json'), 'utf8'));
-        found.push({ name: pkg.name || full, version: pkg.version || '?', modules: [pkg.name || full], added });
+        // Requested: added here, or installed on purpose (a Debian package nothing else
+        // pulled in, or not Debian's at all), as opposed to a dependency.
+        const owner = owners.get(path.join(dir, full));
+        // What comes with the interpreter's own package (Node's type definitions) is part
+        // of the interpreter, not a package of its own choosing.
+        const requested = added || owner === undefined || (!auto.has(owner) && owner !== owners.interpreter);
+        found.push({ name: pkg.name || full, version: pkg.version || '?', modules: [pkg.name || full], added, requested });
       } catch (err) { /* not a package */ }
     }
   }
@@ -161,6 +199,7 @@ const manifest = {
   interpreter: { name: 'Node.js', version: process.versions.node, path: process.execPath },
   packages: packagesIn(MODULES, true).concat(packagesIn('/usr/share/nodejs', false))
     .sort((a, b) => (a.name < b.name ? -1 : 1)),
+  standard: require('module').builtinModules.slice().sort(),
   system: debianPackages(),
 };
 const text = JSON.stringify(manifest, null, 1);

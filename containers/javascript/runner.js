@@ -51,6 +51,7 @@
 //     program gets the code, then notes what the work dir holds. "collect" says
 //     what to send back at the end (see X below); the gateway enforces the same
 //     limits on what it receives.
+//     A fourth field, the word "session", makes the container a session's (see 6).
 //     Anything else (a header that does not match, too long, not UTF-8, stdin
 //     closed early, a transfer that does not fit), or a runner failure (the
 //     waiting process died first, /work not writable) -> a "runner: ..." line
@@ -66,7 +67,8 @@
 //         X  the end: JSON {"nonce": <the header's nonce>, "status": <0-255>,
 //            "signal": <N or null>, "oom_killed": <bool>}; nothing follows,
 //            and the supervisor exits with <status>, which ends the container
-//            and everything in it.
+//            and everything in it. In a session (6), a call's end carries
+//            "ended": false and the container lives on.
 //         F  a file, before the end frame (only when the header had a
 //            transfer): JSON {"kind": "file", "path": <str>, "size": <N>},
 //            then exactly N bytes in D frames; or, for one not sent,
@@ -105,6 +107,35 @@
 //     If the supervisor itself dies (gVisor's out-of-memory kill) there is no
 //     end frame: the gateway uses the container's exit status.
 //
+//  6. Sessions. A first header that ends in " session" keeps the program's
+//     process for later calls: after each call's end frame the supervisor reads
+//     the next request (same format, "session" on every header, a fresh nonce
+//     each time). For each call it writes the input files into the work dir
+//     (replacing files of the same name), sends the code to the program, frames
+//     its output until the program declares "<call number> <status>\n" on the
+//     control socket, sends the files new or changed since, then the end frame
+//     with "ended": false. The program runs each call's code as a script in its
+//     one context (vm.runInThisContext, filename "<snippet N>"), so top-level
+//     var, let, const, function and class declarations and require()d modules
+//     stay for later calls (redeclaring a let, const or class is a SyntaxError,
+//     as in a second <script>); `require` resolves from /work; import/export
+//     and top-level await are not available. A call ends when its code returns,
+//     or, if its last expression is a promise, when that settles; status 1 for
+//     an exception (reported on stderr), else process.exitCode (reset after each
+//     call), else 0. Errors of callbacks that outlive their call are reported
+//     and the session goes on; process.exit() ends it. Between calls the
+//     program's output is dropped; if its process dies then, the supervisor
+//     exits (status 2), so the next call finds the container gone. If it dies
+//     during a call, the end frame is the supervisor's as in 5 (no "ended"
+//     field: the session is over).
+//     What a snippet can forge, and only in its own session: its process is the
+//     one that declares, so it can end its call early with a status of its
+//     choosing (what it does next runs between calls or into its next call).
+//     It cannot write a frame, learn a nonce, make its process's death, exit
+//     status or an OOM kill look other than the kernel reports them, nor
+//     outlast a call's time limit: the gateway ends the call and the whole
+//     container at the limit, whatever was declared.
+//
 // Why the exit and not a message from the program: Node emits 'exit' *before*
 // it prints an uncaught exception, so nothing the program's own process could
 // send would come after its error report. Waiting for the process to end is
@@ -118,8 +149,9 @@ const CHILD_FLAG = '--sandbox-child';
 const CJS_PATH = '/work/snippet.js';
 const ESM_PATH = '/work/snippet.mjs';
 const MAX_CODE_BYTES = 16 * 1024 * 1024;
-const HEADER_MAX_BYTES = 32 + 1 + 8 + 1 + 9 + 1; // nonce, code length, transfer length, newline
-const HEADER_RE = /^([0-9a-f]{32}) (0|[1-9][0-9]{0,7})(?: (0|[1-9][0-9]{0,8}))?$/;
+// nonce, code length, transfer length, "session", newline
+const HEADER_MAX_BYTES = 32 + 1 + 8 + 1 + 9 + 1 + 7 + 1;
+const HEADER_RE = /^([0-9a-f]{32}) (0|[1-9][0-9]{0,7})(?: (0|[1-9][0-9]{0,8})(?: (session))?)?$/;
 const MAX_TRANSFER_BYTES = 256 * 1024 * 1024;
 const WORK_DIR = '/work';
 const TRANSFER_CHUNK = 256 * 1024;
@@ -163,7 +195,8 @@ function writeAll(fd, data) {
 // ------------------------------------------ files in and out (the supervisor)
 
 // Writes the files sent with the code into the work dir; returns what to collect at the end.
-function receiveFiles(transfer, fail) {
+// A session's call may replace files an earlier call left.
+function receiveFiles(transfer, fail, replace = false) {
   const nl = transfer.indexOf(10);
   let entries;
   let collect;
@@ -189,8 +222,8 @@ function receiveFiles(transfer, fail) {
     const target = path.join(WORK_DIR, name);
     try {
       fs.mkdirSync(path.dirname(target), { recursive: true });
-      const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = fs.constants;
-      const fd = fs.openSync(target, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o644);
+      const { O_WRONLY, O_CREAT, O_EXCL, O_TRUNC, O_NOFOLLOW } = fs.constants;
+      const fd = fs.openSync(target, O_WRONLY | O_CREAT | O_NOFOLLOW | (replace ? O_TRUNC : O_EXCL), 0o644);
       try {
         writeAll(fd, data.subarray(offset, offset + size));
       } finally {
@@ -310,11 +343,20 @@ function runChild() {
   const net = require('net');
   const control = new net.Socket({ fd: 3, readable: true, writable: true });
   control.write('r'); // tell the runner this process is waiting
-  let path = '';
-  control.setEncoding('utf8');
-  control.on('data', (chunk) => { path += chunk; });
+  let received = Buffer.alloc(0);
+  let session = null; // the calls of a session, once its first byte has come
+  control.on('data', (chunk) => {
+    if (session !== null) return session(chunk);
+    received = Buffer.concat([received, chunk]);
+    if (received[0] === 0x73 /* s */) {
+      session = runSession(control);
+      session(received);
+    }
+  });
   control.on('end', () => {
+    if (session !== null) process.exit(0); // the supervisor is gone
     control.destroy();
+    const path = received.toString('utf8');
     if (path !== CJS_PATH && path !== ESM_PATH) process.exit(2); // runner gave up
     process.argv.splice(1, process.argv.length - 1, path);
     // Called with no arguments, runMain loads process.argv[1] as the main
@@ -322,6 +364,59 @@ function runChild() {
     // no runner frame sits under the program's stack traces.
     setImmediate(runMain);
   });
+}
+
+// A session's calls (see 6 at the top): each code the supervisor sends ("s", its
+// length as 8 bytes big-endian, the code) runs as a script in this process's one
+// context; the call's status is declared on the control socket. Returns the
+// function that takes the control socket's bytes.
+function runSession(control) {
+  const vm = require('vm');
+  globalThis.require = require('module').createRequire(`${WORK_DIR}/`);
+  const report = (err) => {
+    let text = err instanceof Error && err.stack ? err.stack : `Uncaught ${String(err)}`;
+    const runnerFrames = text.indexOf('\n    at Script.runInThisContext');
+    if (runnerFrames !== -1) text = text.slice(0, runnerFrames); // the runner's, not the snippet's
+    writeAll(2, `${text}\n`);
+  };
+  // Errors of callbacks that outlive their call: reported, and the session goes on.
+  process.on('uncaughtException', report);
+  process.on('unhandledRejection', report);
+  let pending = Buffer.alloc(0);
+  let call = 0;
+  const declare = (n, status) => {
+    const code = typeof process.exitCode === 'number' ? process.exitCode & 0xff : 0;
+    process.exitCode = undefined;
+    control.write(`${n} ${status === 0 ? code : status}\n`);
+  };
+  const run = (n, source) => {
+    let result;
+    try {
+      result = vm.runInThisContext(source, { filename: `<snippet ${n}>` });
+    } catch (err) {
+      report(err);
+      declare(n, 1);
+      return;
+    }
+    if (result !== null && typeof result === 'object' && typeof result.then === 'function') {
+      // A promise as the last expression: the call ends when it settles.
+      Promise.resolve(result).then(() => declare(n, 0), (err) => { report(err); declare(n, 1); });
+    } else {
+      declare(n, 0);
+    }
+  };
+  return (chunk) => {
+    pending = Buffer.concat([pending, chunk]);
+    while (pending.length >= 9) {
+      if (pending[0] !== 0x73) process.exit(2);
+      const length = Number(pending.readBigUInt64BE(1));
+      if (pending.length < 9 + length) return;
+      const source = pending.subarray(9, 9 + length).toString('utf8');
+      pending = pending.subarray(9 + length);
+      call += 1;
+      run(call, source);
+    }
+  };
 }
 
 // ----------------------------------------------------------- the supervisor
@@ -391,6 +486,10 @@ function supervise() {
   let before = null; // the work dir's state when the code was handed over
   let ready = false;
   let finished = false;
+  let session = false; // the first request said "session" (see 6)
+  let call = 0; // the current call of a session
+  let inCall = false; // a session's call is under way: its output is framed
+  let declared = ''; // what the program wrote on the control socket during the call
 
   function fail(message) {
     writeAll(2, `runner: ${message}\n`);
@@ -405,8 +504,13 @@ function supervise() {
 
   // Before the ready frame, the program process's output is diagnostics (ours, on stderr);
   // after it, the program's output, framed.
-  child.stdout.on('data', (chunk) => (ready ? frame('O', chunk) : writeAll(2, chunk)));
-  child.stderr.on('data', (chunk) => (ready ? frame('E', chunk) : writeAll(2, chunk)));
+  // Between a session's calls, the program's output is dropped.
+  const relay = (kind) => (chunk) => {
+    if (!ready) writeAll(2, chunk);
+    else if (!session || inCall) frame(kind, chunk);
+  };
+  child.stdout.on('data', relay('O'));
+  child.stderr.on('data', relay('E'));
   child.on('error', (err) => fail(`cannot start node: ${err.message}`));
   child.stdio[CONTROL_FD].once('data', () => {
     ready = true;
@@ -431,12 +535,56 @@ function supervise() {
       fail(`the waiting node process exited early (${signal || code})`);
       return;
     }
+    if (session && !inCall) {
+      fail(`the session's program exited between calls (${signal || code})`);
+      return;
+    }
     setTimeout(finish, CLOSE_GRACE_MS);
   });
   // Both pipes closed after the exit: everything the program wrote has been framed.
   child.on('close', () => {
     if (childDone !== null && nonce !== null) finish();
   });
+
+  // A session's call: files in, the code to the program, its output framed until it
+  // declares "<call> <status>\n" on the control socket.
+  function startCall(headerNonce, code, transfer) {
+    collect = transfer === null ? null : receiveFiles(transfer, fail, true);
+    try {
+      new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(code);
+    } catch (err) {
+      fail('code is not valid UTF-8');
+    }
+    if (childDone !== null) fail('the session\'s program is gone');
+    before = collect === null ? null : workDirState();
+    nonce = headerNonce;
+    call += 1;
+    declared = '';
+    inCall = true;
+    const head = Buffer.alloc(9);
+    head.write('s', 0, 'latin1');
+    head.writeBigUInt64BE(BigInt(code.length), 1);
+    child.stdio[CONTROL_FD].write(Buffer.concat([head, code]));
+  }
+
+  function onDeclaration(chunk) {
+    if (!inCall) return; // stale: a call that already ended
+    declared += chunk.toString('latin1');
+    const lines = declared.split('\n');
+    declared = lines.pop().slice(-32);
+    const mine = lines.map((l) => /^([0-9]+) ([0-9]{1,3})$/.exec(l))
+      .find((m) => m !== null && Number(m[1]) === call && Number(m[2]) <= 255);
+    // Output the program wrote before declaring is in its pipes: let it be framed first.
+    if (mine) setImmediate(() => setImmediate(() => endCall(Number(mine[2]))));
+  }
+
+  function endCall(status) {
+    if (!inCall || childDone !== null) return; // the exit handler reports a death
+    inCall = false;
+    if (collect !== null) sendOutputs(collect, before);
+    frame('X', JSON.stringify({ nonce, status, signal: null, oom_killed: false, ended: false }));
+    nextRequest();
+  }
 
   function start(headerNonce, code, transfer) {
     if (transfer !== null) collect = receiveFiles(transfer, fail);
@@ -469,8 +617,28 @@ function supervise() {
   let received = 0;
   let complete = false;
 
+  let requestSession = false;
+
+  // Ready for a session's next request (bytes already read are its start).
+  function nextRequest() {
+    const rest = pending;
+    pending = Buffer.alloc(0);
+    headerNonce = null;
+    length = 0;
+    codeLength = 0;
+    transferLength = null;
+    parts.length = 0;
+    received = 0;
+    complete = false;
+    stdin.resume();
+    if (rest !== null && rest.length > 0) onData(rest);
+  }
+
   function onData(chunk) {
-    if (complete) return;
+    if (complete) {
+      pending = Buffer.concat([pending, chunk]);
+      return;
+    }
     if (headerNonce === null) {
       pending = Buffer.concat([pending, chunk]);
       const nl = pending.indexOf(10);
@@ -495,14 +663,28 @@ function supervise() {
       }
       length = codeLength + (transferLength === null ? 0 : transferLength);
       headerNonce = m[1];
+      requestSession = m[4] !== undefined;
+      if (session && !requestSession) fail('a request without the session field in a session');
       chunk = pending.subarray(nl + 1);
-      pending = null;
+      pending = Buffer.alloc(0);
     }
     const take = chunk.subarray(0, length - received);
     parts.push(take);
     received += take.length;
     if (received === length) {
       complete = true;
+      pending = chunk.subarray(take.length);
+      if (requestSession) {
+        if (!session) {
+          session = true;
+          child.stdio[CONTROL_FD].on('data', onDeclaration);
+        }
+        stdin.pause();
+        const request = Buffer.concat(parts, length);
+        startCall(headerNonce, request.subarray(0, codeLength),
+          transferLength === null ? null : request.subarray(codeLength));
+        return;
+      }
       stdin.removeListener('data', onData);
       stdin.pause();
       stdin.destroy();

@@ -88,8 +88,55 @@ def debian_packages():
     return sorted(packages, key=lambda p: p["name"])
 
 
+def debian_owners():
+    """The Debian package of each dist-info/egg-info directory, from dpkg's file lists."""
+    owners = {}
+    info = "/var/lib/dpkg/info"
+    try:
+        names = os.listdir(info)
+    except OSError:
+        return owners
+    for name in names:
+        if not name.endswith(".list"):
+            continue
+        with open(os.path.join(info, name), encoding="utf-8", errors="replace") as f:
+            for line in f:
+                line = line.rstrip("\n")
+                if line.endswith((".dist-info", ".egg-info")):
+                    owners[line] = name[:-len(".list")].split(":")[0]
+    return owners
+
+
+def auto_installed():
+    """Debian packages apt installed only as another's dependency."""
+    auto = set()
+    try:
+        with open("/var/lib/apt/extended_states", encoding="utf-8", errors="replace") as f:
+            text = f.read()
+    except OSError:
+        return auto
+    for stanza in text.split("\n\n"):
+        fields = dict(l.split(": ", 1) for l in stanza.splitlines() if ": " in l)
+        if fields.get("Auto-Installed") == "1":
+            auto.add(fields.get("Package"))
+    return auto
+
+
+def standard_modules():
+    """The standard library's top-level modules."""
+    names = set(getattr(sys, "stdlib_module_names", ()))
+    if not names:
+        import pkgutil
+        import sysconfig
+        stdlib = sysconfig.get_paths()["stdlib"]
+        names.update(sys.builtin_module_names)
+        names.update(m.name for m in pkgutil.iter_modules([stdlib, os.path.join(stdlib, "lib-dynload")]))
+    return sorted(names)
+
+
 def python_packages(added):
     from importlib import metadata
+    owners, auto = debian_owners(), auto_installed()
     found = {}
     for dist in metadata.distributions():
         name = dist.metadata["Name"]
@@ -104,9 +151,24 @@ def python_packages(added):
                     top.append(parts[0])
                 elif len(parts) == 1 and entry.suffix == ".py":
                     top.append(entry.stem)
+        if not top:
+            # No top_level.txt and no file list (some Debian packages ship neither): the
+            # distribution's own name, when a module of that name is there.
+            import importlib.util
+            guess = name.lower().replace("-", "_")
+            try:
+                if guess.isidentifier() and importlib.util.find_spec(guess):
+                    top.append(guess)
+            except (ImportError, ValueError):
+                pass
         modules = sorted({m for m in top if m.isidentifier() and not m.startswith("_")})
+        was_added = name.lower().replace("_", "-") in added
+        # Requested: added here, or installed on purpose (a Debian package nothing else
+        # pulled in, or not Debian's at all), as opposed to a dependency.
+        owner = owners.get(str(getattr(dist, "_path", "")))
+        requested = was_added or owner is None or owner not in auto
         found[name.lower()] = {"name": name, "version": dist.version, "modules": modules,
-                               "added": name.lower().replace("_", "-") in added}
+                               "added": was_added, "requested": requested}
     return sorted(found.values(), key=lambda p: p["name"].lower())
 
 
@@ -125,6 +187,7 @@ manifest = {
     "language": "python",
     "interpreter": {"name": "Python", "version": version(), "path": sys.executable},
     "packages": python_packages(added_names()),
+    "standard": standard_modules(),
     "system": debian_packages(),
 }
 text = json.dumps(manifest, indent=1, sort_keys=True)

@@ -53,6 +53,7 @@
 #     program gets the code, then notes what the work dir holds. "collect" says
 #     what to send back at the end (see X below); the gateway enforces the same
 #     limits on what it receives.
+#     A fourth field, the word "session", makes the container a session's (see 6).
 #     Anything else (a header that does not match, too long, not UTF-8, stdin
 #     closed early, no stdin at all, a transfer that does not fit) -> a
 #     "runner: ..." line on stderr, exit status 2, no end frame. The nonce
@@ -67,7 +68,8 @@
 #         X  the end: JSON {"nonce": <the header's nonce>, "status": <0-255>,
 #            "signal": <N or null>, "oom_killed": <bool>}; nothing follows,
 #            and the supervisor exits with <status>, which ends the container
-#            and everything in it.
+#            and everything in it. In a session (6), a call's end carries
+#            "ended": false and the container lives on.
 #         F  a figure or a file, before the end frame (only when the header
 #            had a transfer): JSON {"kind": "figure" | "file", "path": <str>,
 #            "size": <N>}, then exactly N bytes in D frames; or, for one not
@@ -114,6 +116,30 @@
 #     process the snippet forks never declares; its output after the end is
 #     not kept.
 #
+#  6. Sessions. A first header that ends in " session" keeps the program's
+#     process, its __main__ module (globals, imports) and the work dir for later
+#     calls: after each call's end frame the supervisor reads the next request
+#     (same format, "session" on every header, a fresh nonce each time). For
+#     each call, it writes the input files into the work dir (replacing files of
+#     the same name), hands the code over, frames the output until the program
+#     declares "<call number> <status>\n" on its status pipe, sends the figures
+#     drawn (open figures are shown and closed at the end of each call, as in a
+#     notebook) and the files new or changed since the hand-over, then the end
+#     frame with "ended": false. A call does not wait for threads it started.
+#     Between calls, what the program writes is dropped; if its process dies
+#     then, the supervisor exits (status 2), so the next call finds the
+#     container gone. If it dies during a call, the end frame is the
+#     supervisor's as in 5 (no "ended" field: the session is over) and the
+#     supervisor exits.
+#     What a snippet can forge, and only in its own session: its process is the
+#     one that declares, so it can write a declaration itself and end its call
+#     early with a status of its choosing (the rest of its code then runs
+#     between calls, or into its next call's output, delaying that call). It
+#     cannot write a frame (only the supervisor holds stdout), learn a nonce,
+#     make its process's death, exit status or an OOM kill look other than the
+#     kernel reports them, nor outlast a call's time limit: the gateway ends the
+#     call and the whole container at the limit, whatever was declared.
+#
 # `python3 runner.py --bake` (run as root at image build time) does the
 # warm-up with MPLCONFIGDIR=/opt/sandbox/matplotlib, leaving matplotlib's font
 # cache there. At run time the root is read-only, and matplotlib, given a
@@ -131,7 +157,8 @@ RUNNER_DIR = os.path.dirname(RUNNER)
 BAKED_MPLCONFIGDIR = os.path.join(RUNNER_DIR, "matplotlib")
 RUNTIME_MPLCONFIGDIR = "/tmp/matplotlib"
 MAX_CODE_BYTES = 16 * 1024 * 1024
-HEADER_MAX_BYTES = 32 + 1 + 8 + 1 + 9 + 1  # nonce, code length, transfer length, newline
+# nonce, code length, transfer length, "session", newline
+HEADER_MAX_BYTES = 32 + 1 + 8 + 1 + 9 + 1 + 7 + 1
 MAX_TRANSFER_BYTES = 256 * 1024 * 1024
 WORK_DIR = "/work"
 # Where the program process leaves the figures it drew, for the supervisor to send.
@@ -174,6 +201,8 @@ class Supervisor:
         self.child = None
         self.status = None  # set once the program's process is reaped
         self.declared = b""  # what the program wrote on its status pipe
+        self.call = 0  # the current call of a session (0: single use)
+        self.outcome = None  # the status the program declared for the current call
 
     def shield(self):
         """Ignore every asynchronous signal: nothing the program sends may stop us."""
@@ -271,7 +300,7 @@ class Supervisor:
         streams = {self.out_r: b"O", self.err_r: b"E"}
         for fd in list(streams) + [self.status_r, self.wake_r]:
             poll.register(fd, select.POLLIN)
-        while self.status is None and self.declaration() is None:
+        while self.status is None and self.outcome is None:
             for fd, _ in poll.poll():
                 if fd == self.wake_r:
                     while True:
@@ -282,11 +311,9 @@ class Supervisor:
                             break
                     self.reap()
                 elif fd == self.status_r:
-                    data = os.read(self.status_r, 16)
-                    self.declared += data
-                    if not data or len(self.declared) > 8:
+                    data = os.read(self.status_r, 64)
+                    if not self.declare(data):
                         poll.unregister(fd)  # closed, or not a declaration: wait for the exit
-                        self.declared = b"?"
                 elif not self.forward(fd, streams[fd]):
                     poll.unregister(fd)
         # What the program wrote before it ended is in the pipes: take it, but no more than
@@ -301,20 +328,94 @@ class Supervisor:
                     break
 
     def forward(self, fd, kind):
-        data = os.read(fd, FRAME_CHUNK)
+        try:
+            data = os.read(fd, FRAME_CHUNK)
+        except BlockingIOError:
+            return True  # a session's pipes are non-blocking after the first call
         if data:
             self.frame(kind, data)
         return bool(data)
 
-    def declaration(self):
-        """The status the program declared ("<0-255>\\n"), or None."""
-        text = self.declared
-        if text.endswith(b"\n") and text[:-1].isdigit() and int(text[:-1]) <= 255:
-            return int(text[:-1])
-        return None
+    def declare(self, data):
+        """Takes bytes of the status pipe; sets the outcome once they declare the current
+        call's status. Single use: "<0-255>\\n". A session's call N: "N <0-255>\\n", lines
+        naming another call ignored. False when the pipe closed or broke the format."""
+        if not data:
+            return False
+        self.declared += data
+        if self.call == 0:
+            text = self.declared
+            if text.endswith(b"\n") and text[:-1].isdigit() and int(text[:-1]) <= 255:
+                self.outcome = int(text[:-1])
+            return len(text) <= 8
+        *lines, rest = self.declared.split(b"\n")
+        self.declared = rest
+        for line in lines:
+            fields = line.split(b" ")
+            if (len(fields) == 2 and fields[0] == b"%d" % self.call and fields[1].isdigit()
+                    and int(fields[1]) <= 255):
+                self.outcome = int(fields[1])
+        return len(rest) <= 32
+
+    def hand_over(self, mode, code):
+        """Gives the program its code: the mode ("1" single use, "s" a session's call), the
+        length as 8 bytes big-endian, the code."""
+        try:
+            _write_all(self.code_w, mode + len(code).to_bytes(8, "big") + code)
+        except OSError:
+            pass  # the program process is gone: its status tells why
+
+    def serve_session(self, nonce, code, transfer, oom_kills_before):
+        """A session (see 6 at the top): calls until the container is destroyed or the
+        program's process dies."""
+        while True:
+            self.call += 1
+            self.declared, self.outcome = b"", None
+            collect, before = _receive_files(transfer, replace=True)
+            self.hand_over(b"s", code)
+            self.relay()
+            if collect is not None:
+                _send_outputs(self.frame, collect, before)
+            if self.status is not None:
+                self.finish(nonce, oom_kills_before)  # the program is gone: so is the session
+            self.frame(b"X", ('{"nonce": "%s", "status": %d, "signal": null, "oom_killed": false, '
+                              '"ended": false}' % (nonce.decode(), self.outcome)).encode())
+            self.idle()
+            nonce, code, transfer, session = _read_request()
+            if not session:
+                _fail("a request without the session field in a session")
+
+    def idle(self):
+        """Between calls: drop what the program writes (a thread still printing), and end
+        the container if its process dies. Returns when the next request arrives."""
+        import select
+        poll = select.poll()
+        for fd in (0, self.out_r, self.err_r, self.status_r, self.wake_r):
+            poll.register(fd, select.POLLIN)
+        while True:
+            for fd, _ in poll.poll():
+                if fd == 0:
+                    return
+                if fd == self.wake_r:
+                    while True:
+                        try:
+                            if not os.read(self.wake_r, 64):
+                                break
+                        except BlockingIOError:
+                            break
+                    self.reap()
+                    if self.status is not None:
+                        _fail("the session's program exited between calls (status %r)"
+                              % os.waitstatus_to_exitcode(self.status))
+                    continue
+                try:
+                    if not os.read(fd, FRAME_CHUNK):
+                        poll.unregister(fd)
+                except BlockingIOError:
+                    pass
 
     def finish(self, nonce, oom_kills_before):
-        declared = self.declaration()
+        declared = self.outcome
         signal_number = None
         if declared is not None and self.status is None:
             status = declared
@@ -361,10 +462,11 @@ def _read_request():
 
     if not (header.endswith(b"\n") and len(nonce) == 32
             and all(c in b"0123456789abcdef" for c in nonce)
-            and len(lengths) in (1, 2) and number(lengths[0], 8)
-            and (len(lengths) == 1 or number(lengths[1], 9))):
-        _fail("bad header line %r (want '<32 lowercase hex nonce> <length> [<transfer length>]\\n')"
-              % header[:80])
+            and len(lengths) in (1, 2, 3) and number(lengths[0], 8)
+            and (len(lengths) == 1 or number(lengths[1], 9))
+            and (len(lengths) < 3 or lengths[2] == b"session")):
+        _fail("bad header line %r (want '<32 lowercase hex nonce> <length> [<transfer length>"
+              " [session]]\\n')" % header[:80])
     length = int(lengths[0])
     if length > MAX_CODE_BYTES:
         _fail("code length %d exceeds the limit of %d bytes" % (length, MAX_CODE_BYTES))
@@ -376,14 +478,14 @@ def _read_request():
     except UnicodeDecodeError as e:
         _fail("code is not valid UTF-8: %s" % e)
     transfer = None
-    if len(lengths) == 2:
+    if len(lengths) >= 2:
         size = int(lengths[1])
         if size > MAX_TRANSFER_BYTES:
             _fail("transfer length %d exceeds the limit of %d bytes" % (size, MAX_TRANSFER_BYTES))
         transfer = stdin.read(size) if size else b""
         if len(transfer) != size:
             _fail("stdin closed after %d of %d transfer bytes" % (len(transfer), size))
-    return nonce, data, transfer
+    return nonce, data, transfer, len(lengths) == 3
 
 
 def supervise():
@@ -398,13 +500,12 @@ def supervise():
     oom_kills_before = _oom_kills()
     supervisor.wait_until_ready()
     supervisor.frame(b"R", b'{"protocol": 2, "runner": "python"}')
-    nonce, code, transfer = _read_request()
+    nonce, code, transfer, session = _read_request()
+    if session:
+        supervisor.serve_session(nonce, code, transfer, oom_kills_before)
     collect, before = _receive_files(transfer)
-    try:
-        _write_all(supervisor.code_w, code)
-        os.close(supervisor.code_w)
-    except OSError:
-        pass  # the program process is gone: its status tells why
+    supervisor.hand_over(b"1", code)
+    os.close(supervisor.code_w)
     supervisor.relay()
     if collect is not None:
         _send_outputs(supervisor.frame, collect, before)
@@ -413,9 +514,10 @@ def supervise():
 
 # ------------------------------------------- files in and out (the supervisor)
 
-def _receive_files(transfer):
-    """Write the files sent with the code into the work dir; return what to collect at
-    the end and the work dir's state once they are written (None, None without a transfer)."""
+def _receive_files(transfer, replace=False):
+    """Write the files sent with the code into the work dir (a session's call may
+    `replace` files an earlier call left); return what to collect at the end and the work
+    dir's state once they are written (None, None without a transfer)."""
     if transfer is None:
         return None, None
     import json
@@ -439,7 +541,8 @@ def _receive_files(transfer):
         target = os.path.join(WORK_DIR, path)
         try:
             os.makedirs(os.path.dirname(target), exist_ok=True)
-            fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+            fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW
+                         | (os.O_TRUNC if replace else os.O_EXCL), 0o644)
             try:
                 _write_all(fd, view[offset:offset + size])
             finally:
@@ -506,10 +609,15 @@ def _send_outputs(frame, collect, before):
     except OSError:
         figures = []
     for index, name in enumerate(figures):
+        full = os.path.join(FIGURE_DIR, name)
         if index >= collect["figures"]:
             skip("figure", name, None, "count")
         else:
-            send("figure", name, os.path.join(FIGURE_DIR, name), collect["figure_bytes"])
+            send("figure", name, full, collect["figure_bytes"])
+        try:
+            os.unlink(full)  # a session's next call returns only its own figures
+        except OSError:
+            pass
     after = _work_dir_state()
     changed = sorted(p for p, version in after.items() if before.get(p) != version)
     sent, left = 0, collect["file_bytes"]
@@ -693,22 +801,24 @@ def _exit_status(exc):
     return 1
 
 
-def _run(source):
-    import builtins
+def _run(source, module=None, filename=SNIPPET):
+    """Runs `source` in `module` (a session's, kept across calls), or in a fresh __main__."""
     import linecache
-    import types
 
-    module = types.ModuleType("__main__")
-    module.__dict__["__builtins__"] = builtins
-    sys.modules["__main__"] = module
-    sys.argv = [SNIPPET]
-    if sys.path and sys.path[0] == RUNNER_DIR:
-        sys.path[0] = ""
+    if module is None:
+        import builtins
+        import types
+        module = types.ModuleType("__main__")
+        module.__dict__["__builtins__"] = builtins
+        sys.modules["__main__"] = module
+        sys.argv = [SNIPPET]
+        if sys.path and sys.path[0] == RUNNER_DIR:
+            sys.path[0] = ""
     # Tracebacks show the snippet's lines (mtime None: never invalidated).
-    linecache.cache[SNIPPET] = (len(source), None, source.splitlines(True), SNIPPET)
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
 
     try:
-        code = compile(source, SNIPPET, "exec", dont_inherit=True)
+        code = compile(source, filename, "exec", dont_inherit=True)
         exec(code, module.__dict__)
         status = 0
     except SystemExit as exc:
@@ -781,16 +891,58 @@ def run_program():
         _figures = _Figures(sys.modules["matplotlib.pyplot"])
     _full_write_streams()
     _write_all(STATUS_FD, b"r")
-    parts = []
-    while True:
-        data = os.read(CODE_FD, 1 << 20)
-        if not data:
-            break
-        parts.append(data)
-    source = b"".join(parts).decode("utf-8")
+    mode, source = _read_code()
+    if mode == b"s":
+        _session(source)
     module, status = _run(source)
     os.close(CODE_FD)
     _finish(module, status, STATUS_FD)
+
+
+def _read_exactly(fd, size):
+    parts, left = [], size
+    while left:
+        data = os.read(fd, min(left, 1 << 20))
+        if not data:
+            os._exit(2)  # the supervisor is gone
+        parts.append(data)
+        left -= len(data)
+    return b"".join(parts)
+
+
+def _read_code():
+    """The next code from the supervisor: (mode, source); see hand_over."""
+    head = _read_exactly(CODE_FD, 9)
+    return head[:1], _read_exactly(CODE_FD, int.from_bytes(head[1:], "big")).decode("utf-8")
+
+
+def _session(source):
+    """A session's calls, one module for all (see 6 at the top); never returns."""
+    global _figures
+    module, call = None, 1
+    while True:
+        module, status = _run(source, module, "<snippet %d>" % call)
+        if _figures is None and "matplotlib.pyplot" in sys.modules:
+            try:
+                _figures = _Figures(sys.modules["matplotlib.pyplot"])
+            except BaseException as exc:
+                _report_exception(exc)
+        if _figures is not None:
+            try:
+                _figures.save(close=True)
+            except BaseException as exc:
+                _report_exception(exc)
+        for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
+            try:
+                stream.flush()
+            except BaseException:
+                pass
+        try:
+            _write_all(STATUS_FD, b"%d %d\n" % (call, status))
+        except OSError:
+            os._exit(status)
+        source = _read_code()[1]
+        call += 1
 
 
 def main():

@@ -24,7 +24,7 @@ fuzz_target!(|data: &[u8]| {
         let policy = code_sandbox_mcp::policy::load("standard").unwrap();
         let config = SandboxConfig { pool_size: 0, languages: vec![Language::Python], ..Default::default() };
         let sandbox = LazySandbox::new(config, policy.limits.clone());
-        let shared = Shared::new(Gateway { policy, sandbox }, None, Admission { max_concurrent: 1, max_queue: 1, max_concurrent_per_client: None });
+        let shared = Shared::new(Gateway { policy, sandbox }, None, Admission { max_concurrent: 1, max_queue: 1, max_concurrent_per_client: None }, Default::default());
         let (client, server_io) = tokio::io::duplex(64 * 1024);
         let (server_read, server_write) = tokio::io::split(server_io);
         let (client_read, mut client_write) = tokio::io::split(client);

@@ -65,7 +65,7 @@ fn main() -> ExitCode {
     if let Some(id) = &cli.explain {
         return match policy.rule(id) {
             Some(rule) => {
-                print!("{}", lint::explain_rule(rule));
+                print!("{}", lint::explain_rule(&policy, rule));
                 ExitCode::SUCCESS
             }
             None => {

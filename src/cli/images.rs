@@ -11,8 +11,9 @@ use super::{EXIT_SANDBOX_ERROR, SandboxArgs};
 #[derive(Subcommand)]
 pub enum ImagesCommand {
     /// Build the sandbox images from their embedded recipes (skips images already up to date);
+    /// with --suite or --deb-packages, the recipe's image of that suite with those packages;
     /// with --python-image/--js-image, --wheelhouse or --npm-packages, also the image derived
-    /// from them, which the same options select when serving or running.
+    /// from them. The same options select those images when serving or running.
     Build {
         /// Only this language's image.
         #[arg(long, short)]
@@ -46,8 +47,10 @@ pub async fn images(args: &SandboxArgs, command: ImagesCommand) -> ExitCode {
                     language,
                     &config.image(language),
                     config.extras.dir(language),
-                    true,
-                    args.mirror.as_deref(),
+                    &derive::Build {
+                        missing: true,
+                        ..config.build()
+                    },
                 )
                 .await;
                 match prepared {
@@ -66,8 +69,15 @@ pub async fn images(args: &SandboxArgs, command: ImagesCommand) -> ExitCode {
             ExitCode::SUCCESS
         }
         ImagesCommand::List => {
+            let recipe = match args.recipe() {
+                Ok(recipe) => recipe,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return ExitCode::from(EXIT_SANDBOX_ERROR);
+                }
+            };
             for language in Language::ALL {
-                let image = images::default_image(language);
+                let image = images::image_for(language, &recipe);
                 let state = match images::exists(&engine, &image).await {
                     Ok(true) => "built",
                     Ok(false) => "not built (run `code-sandbox-mcp images build`)",

@@ -13,7 +13,7 @@ use std::path::PathBuf;
 use clap::Args;
 use code_sandbox_mcp::analysis::Language;
 use code_sandbox_mcp::policy::{self, DEFAULT_POLICY, Policy};
-use code_sandbox_mcp::sandbox::{EngineChoice, Extras, SandboxConfig, UidRange};
+use code_sandbox_mcp::sandbox::{EngineChoice, Extras, Recipe, SandboxConfig, Suite, UidRange};
 
 /// Exit status for a failure of the gateway itself (engine, image, policy), as `docker run`.
 pub const EXIT_SANDBOX_ERROR: u8 = 125;
@@ -47,6 +47,21 @@ pub struct SandboxArgs {
     /// npm tarballs (`npm pack` output) to add to the JavaScript image.
     #[arg(long, global = true, value_name = "DIR")]
     pub npm_packages: Option<PathBuf>,
+    /// Debian packages to add to the images built from the recipe: one package name a line,
+    /// `#` for comments. Installed from the apt sources when the image is built (on first
+    /// use); the image's tag covers them.
+    #[arg(long, global = true, value_name = "FILE")]
+    pub deb_packages: Option<PathBuf>,
+    /// Debian release the images built from the recipe come from: bookworm (Python 3.11,
+    /// Node.js 18) or trixie (Python 3.13, Node.js 20).
+    #[arg(
+        long,
+        global = true,
+        default_value_t = Suite::default(),
+        env = "SANDBOX_SUITE",
+        value_name = "SUITE"
+    )]
+    pub suite: Suite,
     /// Gateway environment variables passed into containers, e.g. `GEMINI_API_KEY,OTHER`.
     /// Their values are never logged.
     #[arg(long, global = true, value_delimiter = ',', value_name = "VARS")]
@@ -101,12 +116,25 @@ impl SandboxArgs {
                 wheelhouse: self.wheelhouse.clone(),
                 npm_packages: self.npm_packages.clone(),
             },
+            recipe: self.recipe()?,
             pool_size,
             pass_through_env: self.pass_through_env.clone(),
             build_missing_images: !self.no_build,
             mirror: self.mirror.clone(),
             languages,
             uids: self.sandbox_uids,
+        })
+    }
+
+    /// The suite and added Debian packages of the images built from the recipe.
+    pub fn recipe(&self) -> Result<Recipe, String> {
+        let deb_packages = match &self.deb_packages {
+            Some(path) => Recipe::read_deb_packages(path)?,
+            None => Vec::new(),
+        };
+        Ok(Recipe {
+            suite: self.suite,
+            deb_packages,
         })
     }
 

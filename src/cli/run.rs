@@ -67,20 +67,28 @@ async fn run_inner(sandbox_args: &SandboxArgs, args: &RunArgs) -> Result<ExitCod
         )
     })?;
     let files = read_inputs(&args.files, &policy.limits)?;
-    // Judge first: a denied snippet needs no engine at all.
-    let analysis = code_sandbox_mcp::analysis::analyze(language, code.as_bytes());
-    let judgement = policy.judge(&analysis);
-    let runner = code_sandbox_mcp::gateway::runner_class(&analysis);
+    // One snippet: no warm pool, a container of its own.
+    let config = sandbox_args.config(vec![language], 0)?;
+    let engine = config.engine.clone();
+    let sandbox = LazySandbox::new(config, policy.limits.clone());
+    let gateway = Gateway { policy, sandbox };
+    // Judge first: a denied snippet needs no engine at all (unless the policy requires
+    // allowed modules to be installed: then the image's manifest is read first).
+    let (judgement, runner) = match gateway.assess(language, &code).await {
+        Ok(assessed) => assessed,
+        Err(e) => {
+            gateway.sandbox.shutdown().await;
+            let _ = super::engine_probe::spawn(engine).await;
+            return Err(e.to_string());
+        }
+    };
     if judgement.verdict == Verdict::Deny {
+        gateway.sandbox.shutdown().await;
         let report = RunReport::denied(judgement);
         emit(&report, args, &code);
         return Ok(ExitCode::from(EXIT_DENIED));
     }
-    // One snippet: no warm pool, a container of its own.
-    let config = sandbox_args.config(vec![language], 0)?;
-    let probe = super::engine_probe::spawn(config.engine.clone());
-    let sandbox = LazySandbox::new(config, policy.limits.clone());
-    let gateway = Gateway { policy, sandbox };
+    let probe = super::engine_probe::spawn(engine);
     let interrupted = async {
         let _ = tokio::signal::ctrl_c().await;
     };

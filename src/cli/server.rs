@@ -15,6 +15,7 @@ use code_sandbox_mcp::http::{self, HttpOptions};
 use code_sandbox_mcp::mcp::{Admission, LineTransport, MAX_MESSAGE_BYTES, SandboxServer, Shared};
 use code_sandbox_mcp::oauth::{OAuthSettings, TokenVerifier};
 use code_sandbox_mcp::sandbox::LazySandbox;
+use code_sandbox_mcp::sessions::{self, SessionLimits};
 use rmcp::ServiceExt;
 
 use super::{EXIT_SANDBOX_ERROR, SandboxArgs};
@@ -63,6 +64,15 @@ pub struct ServerArgs {
     /// --max-concurrent, rounded up; over stdio, which serves one client, no limit.
     #[arg(long, value_name = "N")]
     pub max_concurrent_per_client: Option<usize>,
+    /// Sessions (open_session) open at once, across clients; each holds a container.
+    #[arg(long, default_value_t = sessions::DEFAULT_MAX, value_name = "N")]
+    pub max_sessions: usize,
+    /// A session unused this long is closed (e.g. 10m, 90s).
+    #[arg(long, default_value = "10m", value_parser = humantime::parse_duration, value_name = "DURATION")]
+    pub session_idle_timeout: std::time::Duration,
+    /// A session is closed this long after it opened, however busy (e.g. 1h).
+    #[arg(long, default_value = "1h", value_parser = humantime::parse_duration, value_name = "DURATION")]
+    pub session_max_lifetime: std::time::Duration,
 }
 
 pub async fn serve(sandbox_args: &SandboxArgs, args: &ServerArgs) -> ExitCode {
@@ -98,7 +108,17 @@ async fn serve_inner(sandbox_args: &SandboxArgs, args: &ServerArgs) -> Result<()
         max_queue: args.max_queue,
         max_concurrent_per_client: args.max_concurrent_per_client.or(per_client_default),
     };
-    let shared = Shared::new(Gateway { policy, sandbox }, audit, admission);
+    let session_limits = SessionLimits {
+        idle: args.session_idle_timeout,
+        lifetime: args.session_max_lifetime,
+        max: args.max_sessions,
+    };
+    let shared = Shared::new(
+        Gateway { policy, sandbox },
+        audit,
+        admission,
+        session_limits,
+    );
 
     // Start the sandbox (engine, images, pools) now, but answer clients meanwhile: a first
     // image build takes minutes, longer than clients wait for an initialize response.
@@ -125,7 +145,7 @@ async fn serve_inner(sandbox_args: &SandboxArgs, args: &ServerArgs) -> Result<()
             http::serve(server, options, shutdown_signal()).await
         }
     };
-    shared.gateway.sandbox.shutdown().await;
+    shared.shutdown().await;
     result
 }
 

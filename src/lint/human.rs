@@ -143,9 +143,16 @@ fn write_allowlist(out: &mut String, allow: &crate::policy::Allowlist) {
     ];
     paths.extend(allow.paths.iter().filter(|p| *p != "/tmp").cloned());
     let _ = writeln!(out, "  files under: {}", paths.join(", "));
+    if allow.require_installed {
+        let _ = writeln!(
+            out,
+            "  require_installed: an allowed module must also be installed in the sandbox image (its manifest; see sandbox://environments)"
+        );
+    }
 }
 
-pub fn explain_rule(rule: &Rule) -> String {
+/// A rule of `policy` explained: why, an example, what to write instead, what it matches.
+pub fn explain_rule(policy: &Policy, rule: &Rule) -> String {
     let languages: Vec<&str> = rule.languages.iter().map(|l| l.as_str()).collect();
     let mut out = format!(
         "{} ({} severity, action {}, {})\n\n## Why\n{}\n\n## Example\n{}\n\n## Instead\n{}\n\n## Message to the agent\n{}\n\n## Matches\n",
@@ -158,16 +165,22 @@ pub fn explain_rule(rule: &Rule) -> String {
         indent(rule.docs.instead.trim()),
         rule.message,
     );
-    describe_matcher(&mut out, &rule.matcher, "");
+    let required = policy.allow.require_installed;
+    describe_matcher(&mut out, &rule.matcher, "", required);
     for (language, section) in &rule.matcher.sections {
         let _ = writeln!(out, "- in {language} only:");
-        describe_matcher(&mut out, section, "  ");
+        describe_matcher(&mut out, section, "  ", required);
     }
     out
 }
 
 /// One line per key of a rule's `match` section.
-fn describe_matcher(out: &mut String, m: &crate::policy::Matcher, indent: &str) {
+fn describe_matcher(
+    out: &mut String,
+    m: &crate::policy::Matcher,
+    indent: &str,
+    require_installed: bool,
+) {
     let list = |names: &[crate::policy::NamePattern]| {
         names
             .iter()
@@ -214,6 +227,12 @@ fn describe_matcher(out: &mut String, m: &crate::policy::Matcher, indent: &str) 
             crate::policy::Unlisted::Attributes => "special attributes the allowlist does not list",
         };
         let _ = writeln!(out, "{indent}- {what}");
+        if require_installed && *kind == crate::policy::Unlisted::Modules {
+            let _ = writeln!(
+                out,
+                "{indent}- imports of modules the allowlist lists but the sandbox image does not have (`allow.require_installed`; judged when serving and running, where the image is known)"
+            );
+        }
     }
     for kind in &m.paths {
         let what = match kind {

@@ -12,6 +12,7 @@ mod resources;
 pub mod run_files;
 pub mod schema;
 pub mod scopes;
+pub mod sessions;
 
 use std::sync::Arc;
 
@@ -39,8 +40,10 @@ use crate::gateway::{Gateway, GatewayError};
 use crate::identity::{ClientIdentity, Scope};
 use crate::policy::{Finding, Verdict};
 use crate::sandbox::SandboxError;
+use crate::sessions::SessionLimits;
 use crate::workdir::FileEntry;
 use run_files::RunFiles;
+use sessions::Sessions;
 
 /// Everything the tools share, across sessions (HTTP serves one server value per session).
 pub struct Shared {
@@ -49,16 +52,30 @@ pub struct Shared {
     pub admissions: Admissions,
     /// Files runs returned, for resources/read.
     pub run_files: RunFiles,
+    /// Containers kept for one client between calls.
+    pub sessions: Sessions,
 }
 
 impl Shared {
-    pub fn new(gateway: Gateway, audit: Option<AuditLog>, admission: Admission) -> Arc<Shared> {
+    pub fn new(
+        gateway: Gateway,
+        audit: Option<AuditLog>,
+        admission: Admission,
+        sessions: SessionLimits,
+    ) -> Arc<Shared> {
         Arc::new(Shared {
             gateway,
             audit,
             admissions: Admissions::new(admission),
             run_files: RunFiles::new(run_files::DEFAULT_TTL, run_files::DEFAULT_CAPACITY),
+            sessions: Sessions::new(sessions),
         })
+    }
+
+    /// Closes every session and stops the sandbox, waiting until their containers are gone.
+    pub async fn shutdown(&self) {
+        self.sessions.close_all();
+        self.gateway.sandbox.shutdown().await;
     }
 
     fn audit(&self, record: &AuditRecord) {
@@ -76,6 +93,10 @@ pub struct CodeArgs {
     /// `[{"path": "data.csv", "content": "a,b\n1,2\n"}]`. Binary files: `"encoding": "base64"`.
     #[serde(default)]
     pub files: Vec<FileEntry>,
+    /// Run in this session (from open_session): its variables, imports and files from earlier
+    /// calls are there. Omit for a fresh, single-use sandbox.
+    #[serde(default)]
+    pub session_id: Option<String>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -115,12 +136,16 @@ impl SandboxServer {
         let mut javascript = Self::run_javascript_code_tool_attr();
         javascript.description =
             Some(present::describe_run_tool(policy, Language::JavaScript, None).into());
+        let mut open_session = Self::open_session_tool_attr();
+        open_session.description =
+            Some(present::describe_open_session(policy, shared.sessions.limits()).into());
         let mut alias = javascript.clone();
         alias.name = "run_js_code".into();
         router = router
             .with_route((python, Self::run_python_code))
             .with_route((javascript, Self::run_javascript_code))
-            .with_route((alias, Self::run_javascript_code));
+            .with_route((alias, Self::run_javascript_code))
+            .with_route((open_session, Self::open_session));
         for route in router.map.values_mut() {
             let tool = &mut route.attr;
             tool.input_schema = Arc::new(schema::plain(&tool.input_schema));
@@ -166,6 +191,41 @@ impl SandboxServer {
             .await
     }
 
+    /// Open a session: one sandbox kept for this client, like a notebook kernel.
+    #[tool(
+        output_schema = schema_for_output::<sessions::Opened>(),
+        annotations(title = "Open a session", read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = false)
+    )]
+    async fn open_session(
+        &self,
+        Parameters(args): Parameters<sessions::OpenArgs>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<Json<sessions::Opened>, String> {
+        let identity = ClientIdentity::of(&ctx);
+        let key = identity.key(&ctx);
+        sessions::open(&self.shared, &args, &identity, key, ctx.ct.clone())
+            .await
+            .map(Json)
+    }
+
+    /// Close a session: its container, variables and files are destroyed.
+    #[tool(annotations(
+        title = "Close a session",
+        read_only_hint = false,
+        destructive_hint = true,
+        idempotent_hint = true,
+        open_world_hint = false
+    ))]
+    async fn close_session(
+        &self,
+        Parameters(args): Parameters<sessions::CloseArgs>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<Json<sessions::ClosedSession>, String> {
+        let identity = ClientIdentity::of(&ctx);
+        let key = identity.key(&ctx);
+        sessions::close(&self.shared, &args, &identity, key).map(Json)
+    }
+
     /// Check Python or JavaScript code against the sandbox's security policy without running
     /// it: returns the verdict (allow, warn or deny) and each finding with its rule, line and
     /// what to do instead.
@@ -190,7 +250,7 @@ impl SandboxServer {
             &shared.gateway.policy,
         )
         .by(&identity.key(&ctx), &identity);
-        match shared.gateway.check(args.language, &args.code) {
+        match shared.gateway.check(args.language, &args.code).await {
             Ok(judgement) => {
                 shared.audit(&record.with_findings(judgement.verdict, &judgement.findings));
                 Ok(Json(CheckReport {
@@ -216,6 +276,9 @@ impl SandboxServer {
         args: &CodeArgs,
         ctx: RequestContext<RoleServer>,
     ) -> CallToolResult {
+        if let Some(session_id) = &args.session_id {
+            return sessions::call(&self.shared, tool, language, args, session_id, &ctx).await;
+        }
         let code = args.code.as_str();
         let shared = &self.shared;
         let gateway = &shared.gateway;
@@ -226,9 +289,13 @@ impl SandboxServer {
             Err(busy) => return error_result(busy.to_string()),
         };
         let record = AuditRecord::new(tool, language, code, &gateway.policy).by(&client, &identity);
-        let checked = gateway
-            .check_files(&args.files)
-            .and_then(|files| Ok((files, gateway.assess(language, code)?)));
+        let checked = match gateway.check_files(&args.files) {
+            Ok(files) => gateway
+                .assess(language, code)
+                .await
+                .map(|assessed| (files, assessed)),
+            Err(error) => Err(error),
+        };
         let (files, (judgement, runner)) = match checked {
             Ok(checked) => checked,
             Err(error) => {
@@ -308,7 +375,7 @@ struct Cancelled {
     ran: bool,
 }
 
-fn error_result(text: String) -> CallToolResult {
+pub(super) fn error_result(text: String) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(text)])
 }
 
@@ -328,8 +395,10 @@ impl ServerHandler for SandboxServer {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_resources().build())
             .with_server_info(Implementation::new("code-sandbox-mcp", env!("CARGO_PKG_VERSION")))
             .with_instructions(format!(
-                "Runs Python and JavaScript in isolated, single-use containers after the `{}` security policy has checked the code. \
-                 Resources: policy://active (the policy's rules and limits), sandbox://environments (languages, images, libraries).",
+                "Runs Python and JavaScript in isolated, single-use containers after the `{}` security policy has checked the code; \
+                 open_session keeps one container for this client, so variables, imports and files persist between calls. \
+                 Resources: policy://active (the policy's rules and limits), sandbox://environments (languages, images, libraries), \
+                 sandbox://sessions (this client's open sessions).",
                 self.shared.gateway.policy.name
             ))
     }
@@ -406,6 +475,10 @@ impl ServerHandler for SandboxServer {
         if !ClientIdentity::of(&ctx).may(Scope::Check) {
             return Err(missing_scope(Scope::Check, "reading a resource"));
         }
+        if request.uri == sessions::SESSIONS_URI {
+            let client = ClientIdentity::of(&ctx).key(&ctx);
+            return Ok(resources::sessions(&self.shared, &client).into());
+        }
         if RunFiles::claims(&request.uri) {
             let client = ClientIdentity::of(&ctx).key(&ctx);
             return resources::read_run_file(&self.shared, &request.uri, &client).map(Into::into);
@@ -429,7 +502,12 @@ mod tests {
             max_queue: 0,
             max_concurrent_per_client: None,
         };
-        SandboxServer::new(Shared::new(Gateway { policy, sandbox }, None, admission))
+        SandboxServer::new(Shared::new(
+            Gateway { policy, sandbox },
+            None,
+            admission,
+            SessionLimits::default(),
+        ))
     }
 
     #[test]
@@ -476,7 +554,7 @@ mod tests {
         assert!(
             error
                 .message
-                .contains("check_code, run_javascript_code, run_js_code, run_python_code"),
+                .contains("check_code, close_session, open_session, run_javascript_code, run_js_code, run_python_code"),
             "{}",
             error.message
         );

@@ -72,6 +72,23 @@ pub(super) fn present(report: &RunReport, policy: &Policy) -> CallToolResult {
         }
         push_outputs(&mut text, report);
     }
+    if let Some(session) = &report.session {
+        match (&session.ended, &session.expires_at) {
+            (Some(why), _) => text.push_str(&format!(
+                "The session `{}` has ended: {why}. Its variables and files are gone; open a new one with open_session.\n",
+                session.session_id
+            )),
+            (None, Some(expires)) if !report.ran => text.push_str(&format!(
+                "The session `{}` is unchanged and still open (until {expires} unless used).\n",
+                session.session_id
+            )),
+            (None, Some(expires)) => text.push_str(&format!(
+                "Session `{}`: open until {expires} unless used again.\n",
+                session.session_id
+            )),
+            (None, None) => {}
+        }
+    }
     let mut result = if is_error {
         CallToolResult::structured_error(value)
     } else {
@@ -158,8 +175,12 @@ fn push_findings(text: &mut String, findings: &[Finding], include: impl Fn(&Find
     }
 }
 
+/// Most packages a description names; the resource lists them all.
+const NAMED_PACKAGES: usize = 12;
+
 /// What the image of a language has, from its manifest (or a pointer to the resource while
-/// the sandbox is still starting).
+/// the sandbox is still starting): the interpreter's version and the packages installed on
+/// purpose, not every dependency.
 pub(super) fn describe_runtime(language: Language, manifest: Option<&Manifest>) -> String {
     let Some(m) = manifest else {
         return match language {
@@ -173,20 +194,31 @@ pub(super) fn describe_runtime(language: Language, manifest: Option<&Manifest>) 
             }
         };
     };
-    let packages = m.package_list();
     let mut text = m.runtime();
+    let named = m.notable(NAMED_PACKAGES);
+    let more = m.packages.len() - named.len();
     match language {
-        Language::Python if packages.is_empty() => text.push_str(" with the standard library only"),
+        Language::Python if named.is_empty() => text.push_str(" with the standard library"),
         Language::Python => text.push_str(&format!(
-            " with the standard library and these packages: {}",
-            packages.join(", ")
+            " with the standard library and {}",
+            named.join(", ")
         )),
         Language::JavaScript => {
-            text.push_str(" (CommonJS, or ES modules when the code uses import/export; top-level await works there)");
-            if !packages.is_empty() {
-                text.push_str(&format!(" with these packages: {}", packages.join(", ")));
+            text.push_str(" (CommonJS, or ES modules when the code uses import/export; top-level await works there) with its built-in modules");
+            if !named.is_empty() {
+                text.push_str(&format!(" and {}", named.join(", ")));
             }
         }
+    }
+    if more > 0 && named.is_empty() {
+        text.push_str(&format!(
+            " and {more} packages that come with it (sandbox://environments lists them)"
+        ));
+    } else if more > 0 {
+        text.push_str(&format!(
+            " (and {more} more packages: sandbox://environments lists all {})",
+            m.packages.len()
+        ));
     }
     if m.provides("matplotlib") {
         text.push_str(" (matplotlib's backend is Agg: save figures to files such as plot.png)");
@@ -233,7 +265,53 @@ pub(super) fn describe_run_tool(
     }
     text.push_str(". A denied call returns an error naming each rule and line and what to write instead; fix the code and call again. Use check_code to check code without running it.");
     text.push_str(&describe_files(policy, language));
+    text.push_str(
+        " With `session_id` (from open_session) the code runs in that session instead of a fresh sandbox: \
+         what earlier calls defined is still there (see open_session), and this call is judged with what they bound.",
+    );
     text
+}
+
+/// What persists between a session's calls, per language.
+pub(super) fn session_persists(language: Language) -> &'static str {
+    match language {
+        Language::Python => {
+            "Python: global variables, functions, classes and imported modules (one __main__ module for all calls)"
+        }
+        Language::JavaScript => {
+            "JavaScript: top-level var, let, const, functions and classes, and require()d modules (each call runs as a script in one shared context; import/export and top-level await are not available in a session)"
+        }
+    }
+}
+
+/// open_session's description: what persists, what comes back, and the limits.
+pub(super) fn describe_open_session(
+    policy: &Policy,
+    sessions: crate::sessions::SessionLimits,
+) -> String {
+    let l = &policy.limits;
+    format!(
+        "Open a session: one sandbox kept for this client between calls, like a notebook kernel. Returns `session_id` and `expires_at`. \
+         Pass `session_id` to run_python_code or run_javascript_code to run code in it. What persists between calls: the files in /work, and in {}; {}. \
+         `files` are written into /work first. Each call still gets its own stdout, stderr, figures and the files it created or changed, \
+         and is checked by the `{}` policy with the names earlier calls bound (an alias of a denied module stays denied); a denied call changes nothing. \
+         Limits: each call {} s and {} of output per stream; the session {} of memory, {} CPU, {} processes and {} in /work for all its calls. \
+         A call that times out, runs out of memory or is cancelled ends the session (its state is lost; the error says so). \
+         A session closes after {} without a call, {} after it opened at the latest, or with close_session; at most {} are open on this server. \
+         Only the client that opened it can use it. sandbox://sessions lists this client's sessions.",
+        session_persists(Language::Python),
+        session_persists(Language::JavaScript),
+        policy.name,
+        l.timeout.as_secs_f64(),
+        format_size(l.output_bytes),
+        format_size(l.memory_bytes),
+        l.cpus,
+        l.pids,
+        format_size(l.tmpfs_bytes),
+        humantime::format_duration(sessions.idle),
+        humantime::format_duration(sessions.lifetime),
+        sessions.max,
+    )
 }
 
 /// What goes in and comes back besides output, with the limits.
@@ -263,4 +341,50 @@ fn describe_files(policy: &Policy, language: Language) -> String {
         super::run_files::DEFAULT_TTL.as_secs() / 60,
     ));
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sandbox::manifest::{Interpreter, Package};
+
+    fn package(name: &str, requested: bool) -> Package {
+        Package {
+            name: name.to_owned(),
+            version: "1.0".to_owned(),
+            modules: vec![name.to_owned()],
+            added: false,
+            requested,
+        }
+    }
+
+    /// Node's own Debian dependencies (acorn, undici, ...) are counted, not listed; what was
+    /// installed on purpose is named, and the resource has the rest.
+    #[test]
+    fn descriptions_name_the_interpreter_and_what_was_installed_on_purpose() {
+        let mut packages: Vec<Package> = (0..40)
+            .map(|i| package(&format!("dependency{i}"), false))
+            .collect();
+        packages.push(package("ms", true));
+        let manifest = Manifest {
+            language: "javascript".to_owned(),
+            interpreter: Interpreter {
+                name: "Node.js".to_owned(),
+                version: "20.19.2".to_owned(),
+                path: "/usr/bin/node".to_owned(),
+            },
+            packages,
+            standard: Vec::new(),
+            system: Vec::new(),
+        };
+        let text = describe_runtime(Language::JavaScript, Some(&manifest));
+        assert!(
+            text.starts_with("Node.js 20.19.2")
+                && text.contains(
+                    "and ms 1.0 (and 40 more packages: sandbox://environments lists all 41)"
+                )
+                && !text.contains("dependency"),
+            "{text}"
+        );
+    }
 }

@@ -21,6 +21,9 @@ pub(super) fn list() -> Vec<Resource> {
         Resource::new(ENVIRONMENTS_URI, "environments")
             .with_description("The languages and their images: interpreter version and every package each image holds")
             .with_mime_type("application/json"),
+        Resource::new(super::sessions::SESSIONS_URI, "sessions")
+            .with_description("This client's open sessions (open_session): id, language, calls, when each expires")
+            .with_mime_type("application/json"),
     ]
 }
 
@@ -37,7 +40,8 @@ pub(super) async fn read(
         other => {
             return Err(McpError::resource_not_found(
                 format!(
-                    "no resource {other}; the resources are {POLICY_URI} and {ENVIRONMENTS_URI}"
+                    "no resource {other}; the resources are {POLICY_URI}, {ENVIRONMENTS_URI} and {}",
+                    super::sessions::SESSIONS_URI
                 ),
                 Some(serde_json::json!({ "uri": other })),
             ));
@@ -107,6 +111,17 @@ async fn environments_resource(shared: &Shared, tools: &[String]) -> String {
         "tools": tools,
     });
     serde_json::to_string_pretty(&value).expect("json")
+}
+
+/// The caller's open sessions.
+pub(super) fn sessions(shared: &Shared, client: &ClientKey) -> ReadResourceResult {
+    let list = super::sessions::list(shared, client);
+    let text =
+        serde_json::to_string_pretty(&serde_json::json!({ "sessions": list })).expect("json");
+    ReadResourceResult::new(vec![
+        ResourceContents::text(text, super::sessions::SESSIONS_URI)
+            .with_mime_type("application/json"),
+    ])
 }
 
 /// A file a run returned, for the client that made the run (text as text, the rest base64).

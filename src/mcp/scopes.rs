@@ -10,6 +10,8 @@ pub const TOOL_SCOPES: &[(&str, Scope)] = &[
     ("run_python_code", Scope::Execute),
     ("run_javascript_code", Scope::Execute),
     ("run_js_code", Scope::Execute),
+    ("open_session", Scope::Execute),
+    ("close_session", Scope::Execute),
 ];
 
 /// The scope a tool needs: its line in [`TOOL_SCOPES`], else [`Scope::Execute`].

@@ -74,6 +74,18 @@ pub struct Allowlist {
     pub python: Option<LanguageAllow>,
     pub javascript: Option<LanguageAllow>,
     pub paths: Vec<String>,
+    /// An allowed module must also be installed in the image (`allow.require_installed`).
+    pub require_installed: bool,
+}
+
+/// What the image a snippet is about to run in can import, from its manifest: what
+/// `allow.require_installed` is judged against. The policy knows nothing of images beyond
+/// this.
+pub struct Installed<'a> {
+    /// The image's name, for the denial.
+    pub image: &'a str,
+    /// Whether a module (`pandas.io`, `lodash/fp`, `node:fs`) can be imported there.
+    pub has: &'a dyn Fn(&str) -> bool,
 }
 
 /// Why a fact is not allowed.
@@ -93,6 +105,9 @@ impl Allowlist {
             allow
                 .attributes
                 .extend(section.attributes.iter().map(|a| NamePattern::new(a)));
+        }
+        if let Some(required) = file.require_installed {
+            self.require_installed = required;
         }
         for path in &file.paths {
             let path = path.trim_end_matches('/').to_owned();
@@ -238,11 +253,48 @@ impl Allowlist {
             .any(|root| crate::analysis::is_under_path(path, root))
     }
 
-    /// Whether a fact is one the allowlist judges, and if so whether it is allowed.
-    pub fn judge(&self, language: Language, fact: &FactKind) -> Option<Result<(), Denied>> {
+    /// Whether an allowed module is installed in the image, when the policy requires it and
+    /// the image is known.
+    fn installed(
+        &self,
+        language: Language,
+        module: &str,
+        installed: Option<&Installed<'_>>,
+    ) -> Result<(), Denied> {
+        let Some(installed) = installed.filter(|_| self.require_installed) else {
+            return Ok(());
+        };
+        if (installed.has)(module) {
+            return Ok(());
+        }
+        let fix = match language {
+            Language::Python => {
+                "add its wheel with `--wheelhouse DIR` (or its Debian package with `--deb-packages FILE`)"
+            }
+            Language::JavaScript => {
+                "add its `npm pack` tarball with `--npm-packages DIR` (or its Debian package with `--deb-packages FILE`)"
+            }
+        };
+        Err(Denied(format!(
+            "imports `{module}`, which this policy allows only when installed, and the image `{}` does not have it; to use it, {fix}",
+            installed.image
+        )))
+    }
+
+    /// Whether a fact is one the allowlist judges, and if so whether it is allowed (and, for
+    /// an import under `require_installed`, installed in the image).
+    pub fn judge(
+        &self,
+        language: Language,
+        fact: &FactKind,
+        installed: Option<&Installed<'_>>,
+    ) -> Option<Result<(), Denied>> {
         self.language(language)?;
         match fact {
-            FactKind::Import { module } => Some(self.module(language, module)),
+            FactKind::Import { module } => Some(
+                self.module(language, module)
+                    .and_then(|()| self.installed(language, module, installed)),
+            ),
             FactKind::Use { name, root, .. } => Some(self.name(language, name, root)),
             FactKind::Attribute { name } => Some(self.attribute(language, name)),
             _ => None,

@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use super::{Action, Allowlist, Matcher, PathMatch, Policy, Rule, Severity, Unlisted};
+use super::{Action, Allowlist, Installed, Matcher, PathMatch, Policy, Rule, Severity, Unlisted};
 use crate::analysis::{Analysis, FactKind, Language, Span};
 
 /// The outcome for a snippet: the strongest action among its findings.
@@ -53,6 +53,12 @@ impl Policy {
     /// Applies every rule for the analysis's language to its facts. One finding per rule and
     /// line; findings in source order.
     pub fn judge(&self, analysis: &Analysis) -> Judgement {
+        self.judge_in(analysis, None)
+    }
+
+    /// [`Policy::judge`] for a snippet about to run in a known image: an allowlist that
+    /// requires allowed modules to be installed also judges the imports against it.
+    pub fn judge_in(&self, analysis: &Analysis, installed: Option<&Installed<'_>>) -> Judgement {
         let mut findings = Vec::new();
         let mut seen = std::collections::HashSet::new();
         // A fact (or a line) a specific rule already denies is not also reported as merely
@@ -90,7 +96,7 @@ impl Policy {
                 }
                 let detail = matchers
                     .iter()
-                    .find_map(|m| matches(m, &fact.kind, &self.allow, language));
+                    .find_map(|m| matches(m, &fact.kind, &self.allow, language, installed));
                 if let Some(detail) = detail {
                     if rule.action == Action::Deny {
                         denied_facts.insert(index);
@@ -162,7 +168,13 @@ impl Rule {
 }
 
 /// Why `fact` matches `matcher`, if it does.
-fn matches(m: &Matcher, fact: &FactKind, allow: &Allowlist, language: Language) -> Option<String> {
+fn matches(
+    m: &Matcher,
+    fact: &FactKind,
+    allow: &Allowlist,
+    language: Language,
+    installed: Option<&Installed<'_>>,
+) -> Option<String> {
     if !m.unlisted.is_empty() {
         let kind = match fact {
             FactKind::Import { .. } => Unlisted::Modules,
@@ -173,7 +185,7 @@ fn matches(m: &Matcher, fact: &FactKind, allow: &Allowlist, language: Language) 
         if !m.unlisted.contains(&kind) {
             return None;
         }
-        return match allow.judge(language, fact)? {
+        return match allow.judge(language, fact, installed)? {
             Ok(()) => None,
             Err(denied) => Some(denied.0),
         };
@@ -314,6 +326,56 @@ mod tests {
         assert_eq!(
             verdict("strict", py, "import sys\nsys.setrecursionlimit(n)"),
             Deny
+        );
+    }
+
+    #[test]
+    fn require_installed_denies_an_allowed_module_the_image_lacks() {
+        use super::Verdict::*;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("p.yaml");
+        let fixture = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/policies/fixtures/strict-team-wheels.yaml"
+        );
+        std::fs::write(&path, format!("name: t\nextends: {fixture}\n")).unwrap();
+        let policy = load(path.to_str().unwrap()).unwrap();
+        assert!(policy.allow.require_installed);
+        let has =
+            |module: &str| ["math", "sandboxtinypkg"].contains(&module.split('.').next().unwrap());
+        let installed = crate::policy::Installed {
+            image: "team-image:1",
+            has: &has,
+        };
+        let judge = |code: &str, installed: Option<&crate::policy::Installed<'_>>| {
+            policy.judge_in(&analyze(Language::Python, code.as_bytes()), installed)
+        };
+        // Widened: the wheel's module is allowed by the policy file, and installed.
+        let code = "import math\nimport sandboxtinypkg\nprint(sandboxtinypkg.hello())";
+        assert_eq!(judge(code, Some(&installed)).verdict, Allow);
+        // Allowed but not installed: denied, naming the image and the fix.
+        let judgement = judge("import sandboxabsentpkg", Some(&installed));
+        assert_eq!(judgement.verdict, Deny);
+        let detail = &judgement.findings[0].detail;
+        assert!(
+            detail.contains("team-image:1") && detail.contains("--wheelhouse"),
+            "{detail}"
+        );
+        // Where no image is known (sandbox-lint), only the allowlist judges.
+        assert_eq!(judge("import sandboxabsentpkg", None).verdict, Allow);
+        // Not allowed at all stays denied as unlisted, installed or not.
+        assert_eq!(judge("import socket", Some(&installed)).verdict, Deny);
+        // A policy extending it may turn the requirement off again.
+        std::fs::write(
+            &path,
+            format!("name: t\nextends: {fixture}\nallow:\n  require_installed: false\n"),
+        )
+        .unwrap();
+        assert!(
+            !load(path.to_str().unwrap())
+                .unwrap()
+                .allow
+                .require_installed
         );
     }
 

@@ -14,7 +14,7 @@ use regex::Regex;
 use sha2::{Digest, Sha256};
 
 use crate::analysis::{DynamicKind, Language, RawQuery};
-pub use allow::{Allowlist, MemberRule};
+pub use allow::{Allowlist, Installed, MemberRule};
 pub use eval::{Finding, Judgement, Verdict};
 pub use load::{DEFAULT_POLICY, PRESETS, PolicyError, format_size, load, load_str, parse_size};
 pub use model::{Action, Network, PathMatch, RuleDocs, Severity, Unlisted};

@@ -47,6 +47,12 @@ pub struct AllowFile {
     /// dir, which is always allowed): `/work`, `/tmp`.
     #[serde(default)]
     pub paths: Vec<String>,
+    /// Also deny importing an allowed module that the sandbox image does not have (its
+    /// manifest lists no package providing it, and it is not in the language's standard
+    /// library): the denial names the image and how to add the package (`--wheelhouse`,
+    /// `--npm-packages`, `--deb-packages`). Judged where the image is known (serving and
+    /// `run`), not by `sandbox-lint`. A policy that extends another may turn it on or off.
+    pub require_installed: Option<bool>,
 }
 
 /// One language's allowlist.

@@ -39,6 +39,16 @@ impl Extras {
     }
 }
 
+/// How missing images are made.
+pub struct Build<'a> {
+    /// Our own images' suite and added Debian packages.
+    pub recipe: &'a images::Recipe,
+    /// Build (or derive) images that are missing, instead of failing.
+    pub missing: bool,
+    /// Apt sources file or mirror URL for builds; unset: the host's apt sources.
+    pub mirror: Option<&'a str>,
+}
+
 /// The image snippets run in, and what it holds.
 #[derive(Debug, Clone)]
 pub struct Prepared {
@@ -61,11 +71,25 @@ pub async fn prepare(
     language: Language,
     base: &str,
     extra: Option<&Path>,
-    build_missing: bool,
-    mirror: Option<&str>,
+    build: &Build<'_>,
 ) -> Result<Prepared, SandboxError> {
-    images::ensure(engine, language, base, build_missing, mirror).await?;
-    if base == images::default_image(language) && extra.is_none() {
+    let ours = base == images::image_for(language, build.recipe);
+    if !ours && !build.recipe.deb_packages.is_empty() {
+        return Err(SandboxError::Build(format!(
+            "--deb-packages adds Debian packages to the images built here from the recipe, and {base} is not one\n  hint: install those packages in {base} itself, or leave out the {language} image option to use the recipe's"
+        )));
+    }
+    let build_missing = build.missing;
+    images::ensure(
+        engine,
+        language,
+        base,
+        build.recipe,
+        build_missing,
+        build.mirror,
+    )
+    .await?;
+    if ours && extra.is_none() {
         let manifest = manifest::of(engine, language, base).await?;
         return Ok(Prepared {
             image: base.to_owned(),

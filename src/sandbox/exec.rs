@@ -49,6 +49,10 @@ pub struct Execution {
     #[serde(skip)]
     #[schemars(skip)]
     pub outputs: Outputs,
+    /// A session's call only: the runner said its program lives on for the next call.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub program_lives: bool,
 }
 
 /// The end frame's payload: how the program's process ended, as its supervisor saw it.
@@ -58,6 +62,22 @@ struct EndReport {
     status: i32,
     #[serde(default)]
     oom_killed: bool,
+    /// False only at the end of a session's call whose program lives on.
+    #[serde(default = "yes")]
+    ended: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// One call or the only one: what the runner is told to do after it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Keep {
+    /// The container's only run (it is destroyed after).
+    Once,
+    /// A session's call: the program lives on for the next one.
+    Session,
 }
 
 enum Ending {
@@ -73,13 +93,16 @@ enum Ending {
 }
 
 /// Runs `code` in `started` under `limits`. The container is not removed here: the caller
-/// destroys it (in the background, so the answer does not wait for teardown).
+/// destroys it (in the background, so the answer does not wait for teardown), or, for a
+/// session's call that ended with its program alive ([`Execution::program_lives`]), keeps it
+/// for the next call, attach streams and all.
 pub async fn execute(
     backend: &dyn Backend,
     started: &mut Started,
     code: &str,
     files: &[InputFile],
     limits: &Limits,
+    keep: Keep,
     cancelled: impl Future<Output = ()>,
 ) -> Result<Execution, SandboxError> {
     let id = started.id.clone();
@@ -87,7 +110,12 @@ pub async fn execute(
     let began = Instant::now();
     let deadline = tokio::time::Instant::now() + limits.timeout;
     let transfer = transfer::request(files, limits);
-    let header = format!("{nonce} {} {}\n", code.len(), transfer.len());
+    let session = if keep == Keep::Session {
+        " session"
+    } else {
+        ""
+    };
+    let header = format!("{nonce} {} {}{session}\n", code.len(), transfer.len());
     let input = &mut started.input;
     let sent = async {
         input.write_all(header.as_bytes()).await?;
@@ -158,12 +186,17 @@ pub async fn execute(
             break Ending::Flood;
         }
     };
+    let program_lives =
+        matches!(&ending, Ending::Finished(report) if keep == Keep::Session && !report.ended);
     // Close the streams before any kill: an engine writing a flood into an attach stream
     // nobody reads holds the kill request until it times out (60 s on Docker).
-    started.close_streams();
+    if !program_lives {
+        started.close_streams();
+    }
     let duration_ms = u64::try_from(began.elapsed().as_millis()).unwrap_or(u64::MAX);
     let mut result = Execution {
         duration_ms,
+        program_lives,
         ..Default::default()
     };
     match ending {

@@ -5,15 +5,17 @@
 use std::io::Write;
 use std::process::Stdio;
 
+use super::build_log;
 pub use super::docker::images::exists;
 use super::docker::{self, Engine};
 use super::error::SandboxError;
+pub use super::recipe::{Recipe, Suite};
 use crate::analysis::Language;
 
 const BUILD_SCRIPT: &str = include_str!("../../containers/build-image.sh");
 
 /// The files of one language's recipe, as (path under `containers/`, contents).
-fn recipe(language: Language) -> [(&'static str, &'static str); 3] {
+fn recipe_files(language: Language) -> [(&'static str, &'static str); 3] {
     match language {
         Language::Python => [
             ("build-image.sh", BUILD_SCRIPT),
@@ -43,7 +45,7 @@ fn recipe(language: Language) -> [(&'static str, &'static str); 3] {
 /// The runner files a sandbox image holds, as (path in the image, mode, contents): what a
 /// derived image gets (see [`super::derive`]).
 pub(super) fn runner_files(language: Language) -> Vec<(&'static str, u32, &'static str)> {
-    let [_, _, (name, text)] = recipe(language);
+    let [_, _, (name, text)] = recipe_files(language);
     let path = match name {
         "python/runner.py" => "/opt/sandbox/runner.py",
         _ => "/opt/sandbox/runner.js",
@@ -51,13 +53,29 @@ pub(super) fn runner_files(language: Language) -> Vec<(&'static str, u32, &'stat
     vec![(path, 0o644, text)]
 }
 
-/// `code-sandbox-python:<first 12 hex digits of the recipe's SHA-256>`.
+/// `code-sandbox-python:<first 12 hex digits of the recipe's SHA-256>`: the image of the
+/// embedded recipe on the default suite with no added packages.
 pub fn default_image(language: Language) -> String {
-    let digest = crate::policy::digest(
-        recipe(language)
-            .iter()
-            .flat_map(|(name, text)| [*name, *text]),
-    );
+    image_for(language, &Recipe::default())
+}
+
+/// The tag of the image built from the embedded recipe with `recipe`'s choices: a digest of
+/// the recipe's files, the suite when it is not the default and every added package, so each
+/// choice is built once and kept.
+pub fn image_for(language: Language, recipe: &Recipe) -> String {
+    let files = recipe_files(language);
+    let mut parts: Vec<&str> = files
+        .iter()
+        .flat_map(|(name, text)| [*name, *text])
+        .collect();
+    if recipe.suite != Suite::default() {
+        parts.extend(["suite", recipe.suite.as_str()]);
+    }
+    if !recipe.deb_packages.is_empty() {
+        parts.push("deb-packages");
+        parts.extend(recipe.deb_packages.iter().map(String::as_str));
+    }
+    let digest = crate::policy::digest(parts.into_iter());
     format!("code-sandbox-{}:{}", language.as_str(), &digest[..12])
 }
 
@@ -82,37 +100,40 @@ pub(super) fn progress(message: &str) {
     eprintln!("code-sandbox-mcp: {message}");
 }
 
-/// Makes sure the image exists: our own images are built when missing (if allowed);
-/// an image the user named must already exist.
+/// Makes sure the image exists: our own images (of `recipe`) are built when missing (if
+/// allowed); an image the user named must already exist.
 pub async fn ensure(
     engine: &Engine,
     language: Language,
     image: &str,
+    recipe: &Recipe,
     build_missing: bool,
     mirror: Option<&str>,
 ) -> Result<(), SandboxError> {
     if exists(engine, image).await? {
         return Ok(());
     }
-    let ours = image == default_image(language);
+    let ours = image == image_for(language, recipe);
     if !ours || !build_missing {
         return Err(SandboxError::image_missing(language, image));
     }
     progress(&format!(
-        "the {language} sandbox image {image} is not built yet; building it now (first use, about a minute)"
+        "the {language} sandbox image {image} is not built yet; building it now (first use, a minute or more)"
     ));
-    build(engine, language, mirror).await
+    build(engine, language, recipe, mirror).await
 }
 
 /// Builds one language's image from its recipe: mmdebstrap makes the root filesystem, the
 /// engine imports it. Concurrent builders (two gateways starting at once) take turns on a
-/// lock file, and the second finds the image already there.
+/// lock file, and the second finds the image already there. The image is tagged only after
+/// all of it worked.
 pub async fn build(
     engine: &Engine,
     language: Language,
+    recipe: &Recipe,
     mirror: Option<&str>,
 ) -> Result<(), SandboxError> {
-    let image = default_image(language);
+    let image = image_for(language, recipe);
     let lock = build_lock().await?;
     if exists(engine, &image).await? {
         drop(lock);
@@ -124,7 +145,7 @@ pub async fn build(
         .prefix("code-sandbox-image-")
         .tempdir()
         .map_err(|e| SandboxError::Build(format!("cannot create a build directory: {e}")))?;
-    for (name, text) in recipe(language) {
+    for (name, text) in recipe_files(language) {
         let path = work.path().join(name);
         std::fs::create_dir_all(path.parent().expect("recipe paths have a parent"))
             .and_then(|()| std::fs::write(&path, text))
@@ -142,22 +163,21 @@ pub async fn build(
         .arg(&image)
         .env("KEEP_TAR", &tarball)
         .env("NO_IMPORT", "1")
+        .env("SUITE", recipe.suite.as_str())
+        .env("EXTRA_PACKAGES", recipe.deb_packages.join(","))
         .stdin(Stdio::null())
         // The builder's output is progress for people: it goes to stderr, never to stdout.
         .stdout(std::io::stderr())
-        .stderr(std::io::stderr())
+        .stderr(Stdio::piped())
         .kill_on_drop(true);
     if let Some(mirror) = mirror {
         command.env("MIRROR", mirror);
     }
-    let status = command
-        .status()
+    let (status, said) = build_log::run(command)
         .await
         .map_err(|e| SandboxError::Build(format!("cannot run the build script: {e}")))?;
     if !status.success() {
-        return Err(SandboxError::Build(format!(
-            "mmdebstrap failed ({status}); its messages are above\n  hint: check that the apt sources (or the `--mirror` given) reach a Debian mirror"
-        )));
+        return Err(build_log::failure(&status, &said, recipe));
     }
     let size = std::fs::metadata(&tarball).map(|m| m.len()).unwrap_or(0);
     progress(&format!(
@@ -247,5 +267,25 @@ mod tests {
             default_image(Language::JavaScript).split(':').nth(1)
         );
         assert_eq!(py, default_image(Language::Python));
+    }
+
+    #[test]
+    fn the_tag_covers_the_suite_and_the_added_packages() {
+        let py = default_image(Language::Python);
+        let trixie = Recipe {
+            suite: Suite::Trixie,
+            deb_packages: Vec::new(),
+        };
+        let extra = Recipe {
+            suite: Suite::default(),
+            deb_packages: vec!["python3-six".into()],
+        };
+        let tags = [
+            image_for(Language::Python, &trixie),
+            image_for(Language::Python, &extra),
+        ];
+        assert!(tags.iter().all(|t| t.starts_with("code-sandbox-python:")));
+        assert!(tags.iter().all(|t| *t != py));
+        assert_ne!(tags[0], tags[1]);
     }
 }

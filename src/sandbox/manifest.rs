@@ -29,6 +29,9 @@ pub struct Manifest {
     pub interpreter: Interpreter,
     /// The language's packages: Python distributions, Node packages.
     pub packages: Vec<Package>,
+    /// The language's standard library: Python's top-level modules, Node's built-in modules.
+    #[serde(default)]
+    pub standard: Vec<String>,
     /// The image's Debian packages, if it has dpkg's database.
     #[serde(default)]
     pub system: Vec<SystemPackage>,
@@ -51,6 +54,11 @@ pub struct Package {
     /// Added to the image from a wheelhouse or npm dir (not part of its base).
     #[serde(default)]
     pub added: bool,
+    /// Installed on purpose (added, a Debian package apt did not pull in as a dependency,
+    /// or not Debian's), as opposed to another package's dependency: what a description
+    /// names.
+    #[serde(default)]
+    pub requested: bool,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -71,6 +79,41 @@ impl Manifest {
         self.packages
             .iter()
             .any(|p| p.modules.iter().any(|m| m == top || m == module))
+    }
+
+    /// True if `module` can be imported: a package provides it or the standard library
+    /// has it. Python's `pandas.io` is judged by `pandas`; Node's `lodash/fp` by `lodash`,
+    /// `@scope/pkg/x` by `@scope/pkg`, `node:fs` by `fs`.
+    pub fn has_module(&self, module: &str) -> bool {
+        let top = if self.language == "javascript" {
+            let module = module.strip_prefix("node:").unwrap_or(module);
+            if self.standard.iter().any(|m| m == module) {
+                return true;
+            }
+            let parts = if module.starts_with('@') { 2 } else { 1 };
+            module.split('/').take(parts).collect::<Vec<_>>().join("/")
+        } else {
+            module.split('.').next().unwrap_or(module).to_owned()
+        };
+        top == "__main__"
+            || self.standard.contains(&top)
+            || self.packages.iter().any(|p| p.modules.contains(&top))
+    }
+
+    /// `pandas 1.5.3` for up to `most` packages installed on purpose (added ones first),
+    /// leaving out what is there only as their dependency.
+    pub fn notable(&self, most: usize) -> Vec<String> {
+        let mut chosen: Vec<&Package> = self
+            .packages
+            .iter()
+            .filter(|p| p.added || p.requested)
+            .collect();
+        chosen.sort_by_key(|p| !p.added);
+        chosen
+            .into_iter()
+            .take(most)
+            .map(|p| format!("{} {}", p.name, p.version))
+            .collect()
     }
 
     /// `pandas 1.5.3` for each package, sorted by name.

@@ -5,6 +5,7 @@
 //! next start, and every container is removed after its run, however the run ended.
 
 pub mod backend;
+mod build_log;
 pub mod container;
 pub mod derive;
 pub mod docker;
@@ -18,6 +19,7 @@ mod output;
 pub mod pool;
 mod preload;
 pub mod random;
+mod recipe;
 pub mod seccomp;
 mod spec;
 pub mod transfer;
@@ -35,7 +37,9 @@ pub use docker::engine;
 pub use docker::{Engine, EngineChoice, EngineKind};
 pub use error::SandboxError;
 pub use exec::Execution;
+use exec::Keep;
 pub use preload::Preload;
+pub use recipe::{Recipe, Suite};
 use tokio_util::task::TaskTracker;
 use tracing::Instrument;
 pub use uids::UidRange;
@@ -59,6 +63,9 @@ pub struct SandboxConfig {
     pub images: HashMap<Language, String>,
     /// Packages added to the images (derived on first use).
     pub extras: Extras,
+    /// The Debian suite of our own images, and Debian packages added to them (built on
+    /// first use).
+    pub recipe: images::Recipe,
     /// Warm containers kept per language.
     pub pool_size: usize,
     /// Names of gateway environment variables passed into containers.
@@ -79,6 +86,7 @@ impl Default for SandboxConfig {
             engine: EngineChoice::Auto,
             images: HashMap::new(),
             extras: Extras::default(),
+            recipe: images::Recipe::default(),
             pool_size: 2,
             pass_through_env: Vec::new(),
             build_missing_images: true,
@@ -90,11 +98,20 @@ impl Default for SandboxConfig {
 }
 
 impl SandboxConfig {
+    /// How this configuration's missing images are made.
+    pub fn build(&self) -> derive::Build<'_> {
+        derive::Build {
+            recipe: &self.recipe,
+            missing: self.build_missing_images,
+            mirror: self.mirror.as_deref(),
+        }
+    }
+
     pub fn image(&self, language: Language) -> String {
         self.images
             .get(&language)
             .cloned()
-            .unwrap_or_else(|| images::default_image(language))
+            .unwrap_or_else(|| images::image_for(language, &self.recipe))
     }
 }
 
@@ -136,8 +153,7 @@ impl Sandbox {
                 language,
                 &config.image(language),
                 config.extras.dir(language),
-                config.build_missing_images,
-                config.mirror.as_deref(),
+                &config.build(),
             )
             .await?;
             manifests.insert(language, prepared.manifest);
@@ -193,9 +209,7 @@ impl Sandbox {
         self.manifests.get(&language)
     }
 
-    /// Waits until each pool holds `count` warm containers, or all it means to keep if that is
-    /// fewer (`usize::MAX`: everything it keeps, so nothing is still warming up), for
-    /// benchmarks and tests.
+    /// Waits until each pool holds `count` warm containers (for benchmarks and tests).
     pub async fn wait_warm(&self, count: usize, timeout: Duration) -> bool {
         for pool in self.pools.values() {
             if !pool.wait_ready(count, timeout).await {
@@ -252,14 +266,8 @@ impl Sandbox {
         files: &[InputFile],
         cancelled: impl Future<Output = ()>,
     ) -> Result<Execution, SandboxError> {
-        let pool = self
-            .pools
-            .get(&language)
-            .ok_or_else(|| SandboxError::Engine {
-                action: "choosing a container".into(),
-                detail: format!("no {language} sandbox is configured"),
-            })?;
-        let started = pool
+        let started = self
+            .pool(language)?
             .take(preload)
             .instrument(tracing::info_span!("sandbox.take"))
             .await?;
@@ -277,10 +285,76 @@ impl Sandbox {
             code,
             files,
             &self.limits,
+            Keep::Once,
             cancelled,
         )
         .instrument(tracing::info_span!("sandbox.run"))
         .await
+    }
+
+    /// A container kept for a session: a warm runner of the heaviest class (a session's later
+    /// calls may import anything), switched into session mode by a first call that writes
+    /// `files` and runs nothing. Destroyed when the [`Kept`] is dropped.
+    pub async fn keep(
+        &self,
+        language: Language,
+        files: &[InputFile],
+    ) -> Result<(Kept, Execution), SandboxError> {
+        let pool = self.pool(language)?;
+        let started = pool
+            .take(Preload::Full)
+            .instrument(tracing::info_span!("sandbox.take"))
+            .await?;
+        let mut kept = Kept(Teardown {
+            backend: Arc::clone(&self.backend),
+            started: Some(started),
+            tracker: self.teardown.clone(),
+        });
+        let execution = self
+            .run_kept(&mut kept, "", files, std::future::pending())
+            .await?;
+        if !execution.program_lives {
+            return Err(SandboxError::Protocol {
+                detail: format!(
+                    "the runner did not keep its program for a session (exit status {:?}): {}",
+                    execution.exit_code,
+                    execution.stderr.trim()
+                ),
+            });
+        }
+        Ok((kept, execution))
+    }
+
+    /// One call of a session in its kept container. Unless the result says the program lives
+    /// on ([`Execution::program_lives`]), the container is finished: drop the [`Kept`].
+    pub async fn run_kept(
+        &self,
+        kept: &mut Kept,
+        code: &str,
+        files: &[InputFile],
+        cancelled: impl Future<Output = ()>,
+    ) -> Result<Execution, SandboxError> {
+        let started = kept.0.started.as_mut().expect("a kept container");
+        exec::execute(
+            self.backend.as_ref(),
+            started,
+            code,
+            files,
+            &self.limits,
+            Keep::Session,
+            cancelled,
+        )
+        .instrument(tracing::info_span!("sandbox.session_call"))
+        .await
+    }
+
+    fn pool(&self, language: Language) -> Result<&Arc<Pool>, SandboxError> {
+        self.pools
+            .get(&language)
+            .ok_or_else(|| SandboxError::Engine {
+                action: "choosing a container".into(),
+                detail: format!("no {language} sandbox is configured"),
+            })
     }
 
     /// Stops the pools, waits until every container this sandbox created is gone, and sweeps
@@ -294,6 +368,17 @@ impl Sandbox {
         if let Err(e) = container::remove_instance(self.backend.as_ref(), &self.instance).await {
             tracing::warn!(error = %e, "could not sweep this sandbox's containers");
         }
+    }
+}
+
+/// A session's container, kept between its calls; killed and removed (in the background)
+/// when dropped, like a single run's.
+pub struct Kept(Teardown);
+
+impl Kept {
+    /// The container's id, for logs.
+    pub fn container(&self) -> &str {
+        self.0.started.as_ref().map_or("", |s| s.id.as_str())
     }
 }
 

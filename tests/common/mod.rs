@@ -27,9 +27,22 @@ pub fn tight_limits() -> Limits {
     }
 }
 
+/// The images' recipe the suites run on: the default suite, or `SANDBOX_SUITE` (which the
+/// gateway's own command line reads too, so servers the tests start use the same images).
+pub fn recipe() -> code_sandbox_mcp::sandbox::Recipe {
+    let suite = std::env::var("SANDBOX_SUITE")
+        .map(|s| s.parse().expect("SANDBOX_SUITE names a suite"))
+        .unwrap_or_default();
+    code_sandbox_mcp::sandbox::Recipe {
+        suite,
+        ..Default::default()
+    }
+}
+
 pub async fn sandbox(limits: &Limits, pool_size: usize) -> Sandbox {
     let config = SandboxConfig {
         pool_size,
+        recipe: recipe(),
         ..SandboxConfig::default()
     };
     match Sandbox::start(&config, limits).await {
@@ -64,11 +77,14 @@ pub fn ensure_images() {
             let engine = code_sandbox_mcp::sandbox::Engine::connect(&Default::default())
                 .await
                 .unwrap_or_else(|e| panic!("these tests need a running Docker Engine: {e}"));
+            let recipe = recipe();
             for language in Language::ALL {
-                let image = code_sandbox_mcp::sandbox::images::default_image(language);
-                code_sandbox_mcp::sandbox::images::ensure(&engine, language, &image, true, None)
-                    .await
-                    .unwrap_or_else(|e| panic!("cannot build the {language} image: {e}"));
+                let image = code_sandbox_mcp::sandbox::images::image_for(language, &recipe);
+                code_sandbox_mcp::sandbox::images::ensure(
+                    &engine, language, &image, &recipe, true, None,
+                )
+                .await
+                .unwrap_or_else(|e| panic!("cannot build the {language} image: {e}"));
             }
         });
     });
@@ -193,6 +209,7 @@ impl Backend {
         SandboxConfig {
             engine: self.engine(),
             pool_size,
+            recipe: recipe(),
             ..SandboxConfig::default()
         }
     }

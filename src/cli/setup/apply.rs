@@ -248,7 +248,7 @@ async fn build_images(engine: EngineName, mirror: Option<&str>) -> Result<(), St
                 Err(e) => println!("  the copy failed ({e}); building it instead"),
             }
         }
-        images::build(&target, language, mirror)
+        images::build(&target, language, &images::Recipe::default(), mirror)
             .await
             .map_err(|e| e.to_string())?;
     }

@@ -86,7 +86,13 @@ async fn attach_and_wait(
     commit: Option<&Commit<'_>>,
 ) -> Result<Option<Finished>, SandboxError> {
     let docker = &engine.docker;
-    let AttachContainerResults { mut output, .. } = docker
+    // Docker refuses to start a command the image does not have; Podman already refuses to
+    // attach to it (it prepares the container's process then).
+    let lacks_command = |e: &bollard::errors::Error| {
+        let text = e.to_string();
+        text.contains("not found") || text.contains("no such file")
+    };
+    let attached = docker
         .attach_container(
             id,
             Some(
@@ -98,15 +104,17 @@ async fn attach_and_wait(
                     .build(),
             ),
         )
-        .await
-        .map_err(|e| SandboxError::engine("attaching to a helper container", e))?;
+        .await;
+    let AttachContainerResults { mut output, .. } = match attached {
+        Ok(attached) => attached,
+        Err(e) if lacks_command(&e) => return Ok(None),
+        Err(e) => return Err(SandboxError::engine("attaching to a helper container", e)),
+    };
     if let Err(e) = docker
         .start_container(id, None::<StartContainerOptions>)
         .await
     {
-        let text = e.to_string();
-        // Docker and Podman both refuse to start a command the image does not have.
-        if text.contains("not found") || text.contains("no such file") {
+        if lacks_command(&e) {
             return Ok(None);
         }
         return Err(SandboxError::container("starting a helper container", e));

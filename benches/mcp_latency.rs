@@ -2,7 +2,8 @@
 //! median and p95 of sequential calls, and calls per second at concurrency 4, against
 //! `docker run --rm` of the same snippet on the same image, measured in the same run; and
 //! `print(1)` as a call in a session (`open_session`, then `session_id`), against the
-//! single-use calls of the same run.
+//! single-use calls of the same run; a run that returns one simple figure; and a 1 MiB file
+//! sent in, copied by the code and read back out through `resources/read`.
 //!
 //!     cargo bench --bench mcp_latency [-- CALLS]
 
@@ -11,6 +12,7 @@ mod common;
 use common::{median_p95, ms};
 use std::time::{Duration, Instant};
 
+use base64::Engine;
 use code_sandbox_mcp::analysis::Language;
 use code_sandbox_mcp::sandbox::images;
 use rmcp::ServiceExt;
@@ -88,6 +90,56 @@ async fn bench(calls: usize) {
             "1\n"
         );
     }
+    let mut figure = Vec::new();
+    for _ in 0..calls {
+        tokio::time::sleep(Duration::from_millis(400)).await;
+        let request = CallToolRequestParams::new("run_python_code").with_arguments(object!({
+            "code": "import matplotlib.pyplot as plt\nplt.plot([1, 3, 2])\n"
+        }));
+        let started = Instant::now();
+        let result = client.call_tool(request).await.expect("call");
+        figure.push(started.elapsed());
+        let images = result
+            .content
+            .iter()
+            .filter(|c| c.as_image().is_some())
+            .count();
+        assert_eq!(images, 1, "one figure as image content: {result:?}");
+    }
+
+    const MIB: usize = 1 << 20;
+    let payload: Vec<u8> = (0..MIB).map(|i| (i * 7 % 251) as u8).collect();
+    let encoded = base64::engine::general_purpose::STANDARD.encode(&payload);
+    let mut round_trip = Vec::new();
+    for _ in 0..calls {
+        tokio::time::sleep(Duration::from_millis(400)).await;
+        let request = CallToolRequestParams::new("run_python_code").with_arguments(object!({
+            "code": "import shutil\nshutil.copy('in.bin', 'out.bin')\n",
+            "files": [{ "path": "in.bin", "content": encoded.clone(), "encoding": "base64" }]
+        }));
+        let started = Instant::now();
+        let result = client.call_tool(request).await.expect("call");
+        let structured = result.structured_content.expect("structured");
+        let file = structured["files"]
+            .as_array()
+            .and_then(|files| files.iter().find(|f| f["path"] == "out.bin"))
+            .unwrap_or_else(|| panic!("out.bin listed: {structured}"));
+        let uri = file["uri"].as_str().expect("a uri").to_owned();
+        let read = client
+            .read_resource(rmcp::model::ReadResourceRequestParams::new(uri))
+            .await
+            .expect("resources/read");
+        round_trip.push(started.elapsed());
+        let back = match &read.contents[0] {
+            rmcp::model::ResourceContents::BlobResourceContents { blob, .. } => {
+                base64::engine::general_purpose::STANDARD
+                    .decode(blob)
+                    .expect("base64")
+            }
+            other => panic!("a blob: {other:?}"),
+        };
+        assert!(back == payload, "the file came back unchanged");
+    }
     client.cancel().await.ok();
 
     let image = images::default_image(Language::Python);
@@ -112,5 +164,17 @@ async fn bench(calls: usize) {
         ms(sm),
         ms(sp),
         ms(sm) / ms(m)
+    );
+    let (fm, fp) = median_p95(&mut figure);
+    println!(
+        "one figure back as image/png:      median {:.1} ms, p95 {:.1} ms",
+        ms(fm),
+        ms(fp)
+    );
+    let (rm, rp) = median_p95(&mut round_trip);
+    println!(
+        "1 MiB file in, copied, read back:  median {:.1} ms, p95 {:.1} ms",
+        ms(rm),
+        ms(rp)
     );
 }

@@ -137,35 +137,22 @@ fn is_regex_match(e: &mut Engine, id: NodeId, depth: usize) -> bool {
                     .all(|n| n.strip_prefix("re.").is_some_and(|f| MATCHING.contains(&f)))
         }
         Kind::Walrus { value, .. } => is_regex_match(e, value, depth + 1),
-        Kind::Name(sym) => {
-            let Some(scope) = e
-                .scopes
-                .lookup(sym, e.scopes.scope_of(id), e.dialect.declaring())
-                .scopes
-                .first()
-                .copied()
-            else {
+        Kind::Name(sym) => e.every_bind(sym, id, |e, bind| {
+            let Some(parent) = e.ir.parent(bind) else {
                 return false;
             };
-            let binds = e.binds_of(scope, sym);
-            !binds.is_empty()
-                && binds.into_iter().all(|bind| {
-                    let Some(parent) = e.ir.parent(bind) else {
-                        return false;
-                    };
-                    match e.ir.kind(parent) {
-                        Kind::Assign { value, .. } | Kind::Walrus { value, .. } => {
-                            is_regex_match(e, value, depth + 1)
-                        }
-                        Kind::For { target, iter, .. } | Kind::CompFor { target, iter }
-                            if target == bind =>
-                        {
-                            finds_matches(e, iter)
-                        }
-                        _ => false,
-                    }
-                })
-        }
+            match e.ir.kind(parent) {
+                Kind::Assign { value, .. } | Kind::Walrus { value, .. } => {
+                    is_regex_match(e, value, depth + 1)
+                }
+                Kind::For { target, iter, .. } | Kind::CompFor { target, iter }
+                    if target == bind =>
+                {
+                    finds_matches(e, iter)
+                }
+                _ => false,
+            }
+        }),
         _ => false,
     }
 }

@@ -162,6 +162,28 @@ impl<'a> Engine<'a> {
             .unwrap_or_default()
     }
 
+    /// Whether the name used at `at` is set somewhere in its first scope and every `Bind`
+    /// node that sets it passes `test` (false for a name nothing binds): how a detection asks
+    /// "is this name only ever a regex match / the parts of a URL / ...".
+    pub fn every_bind(
+        &mut self,
+        sym: Sym,
+        at: NodeId,
+        mut test: impl FnMut(&mut Self, NodeId) -> bool,
+    ) -> bool {
+        let Some(scope) = self
+            .scopes
+            .lookup(sym, self.scopes.scope_of(at), self.dialect.declaring())
+            .scopes
+            .first()
+            .copied()
+        else {
+            return false;
+        };
+        let binds = self.binds_of(scope, sym);
+        !binds.is_empty() && binds.into_iter().all(|bind| test(self, bind))
+    }
+
     /// Whether every binding of the name used at `at` satisfies `shape` (false for a name
     /// nothing binds).
     fn binding_shape(&self, sym: Sym, at: NodeId, shape: impl Fn(&super::Binding) -> bool) -> bool {
@@ -201,30 +223,13 @@ impl<'a> Engine<'a> {
         ) else {
             return false;
         };
-        let Some(scope) = e
-            .scopes
-            .lookup(k, e.scopes.scope_of(key), e.dialect.declaring())
-            .scopes
-            .first()
-            .copied()
-        else {
-            return false;
-        };
         // Every binding of the key must come from the owner's keys.
-        let mut found = false;
-        for bind in e.binds_of(scope, k) {
+        e.every_bind(k, key, |e, bind| {
             let Some(source) = e.key_source(bind) else {
                 return false;
             };
-            let Kind::Name(source_owner) = e.ir.kind(e.ir.unparen(source)) else {
-                return false;
-            };
-            if e.name(source_owner) != e.name(owner) {
-                return false;
-            }
-            found = true;
-        }
-        found
+            matches!(e.ir.kind(e.ir.unparen(source)), Kind::Name(s) if e.name(s) == e.name(owner))
+        })
     }
 
     /// The object whose own keys a key binding iterates: `for (k in o)`, `for (k of

@@ -105,25 +105,12 @@ fn is_url_parts(e: &mut Engine, object: NodeId) -> bool {
     };
     match e.ir.kind(object) {
         Kind::Call { .. } => from_parse(e, object),
-        Kind::Name(sym) => {
-            let Some(scope) = e
-                .scopes
-                .lookup(sym, e.scopes.scope_of(object), e.dialect.declaring())
-                .scopes
-                .first()
-                .copied()
-            else {
-                return false;
-            };
-            let binds = e.binds_of(scope, sym);
-            !binds.is_empty()
-                && binds
-                    .into_iter()
-                    .all(|bind| match e.ir.parent(bind).map(|p| e.ir.kind(p)) {
-                        Some(Kind::Assign { value, .. }) => from_parse(e, value),
-                        _ => false,
-                    })
-        }
+        Kind::Name(sym) => e.every_bind(sym, object, |e, bind| {
+            match e.ir.parent(bind).map(|p| e.ir.kind(p)) {
+                Some(Kind::Assign { value, .. }) => from_parse(e, value),
+                _ => false,
+            }
+        }),
         _ => false,
     }
 }

@@ -30,7 +30,9 @@ pub struct AuditRecord<'a> {
     pub tool: &'a str,
     /// The sandbox session (`open_session`) the request belongs to, if any.
     pub session_id: Option<String>,
-    pub language: Language,
+    /// The request's language; absent for a request about a session the server does not
+    /// know (closing an unknown or foreign id), whose language it cannot tell.
+    pub language: Option<Language>,
     pub code_sha256: String,
     pub code_bytes: usize,
     pub policy: &'a str,
@@ -88,7 +90,7 @@ impl<'a> AuditRecord<'a> {
     /// A record of a request, before its outcome is known.
     pub fn new(
         tool: &'a str,
-        language: Language,
+        language: impl Into<Option<Language>>,
         code: &str,
         policy: &'a Policy,
     ) -> AuditRecord<'a> {
@@ -98,7 +100,7 @@ impl<'a> AuditRecord<'a> {
             subject: None,
             tool,
             session_id: None,
-            language,
+            language: language.into(),
             code_sha256: hex(&Sha256::digest(code.as_bytes())),
             code_bytes: code.len(),
             policy: &policy.name,

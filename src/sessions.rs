@@ -192,11 +192,18 @@ impl<T> Table<T> {
         }
     }
 
-    /// Closes `owner`'s session `id`; its state is returned for the caller to drop.
-    pub fn close(&mut self, id: &str, owner: &ClientKey) -> Result<Arc<T>, SessionError> {
+    /// Closes `owner`'s session `id`; its language and state are returned (the state for the
+    /// caller to drop).
+    pub fn close(
+        &mut self,
+        id: &str,
+        owner: &ClientKey,
+    ) -> Result<(Language, Arc<T>), SessionError> {
         match self.open.get(id) {
             Some(entry) if entry.owner == *owner => {
-                Ok(self.end(id, "closed by close_session").expect("present"))
+                let language = entry.language;
+                let state = self.end(id, "closed by close_session").expect("present");
+                Ok((language, state))
             }
             Some(_) => Err(SessionError::NoSuch(id.to_owned())),
             None => Err(self.gone(id, owner)),
@@ -336,6 +343,16 @@ mod tests {
     fn open(t: &mut Table<&'static str>, owner: ClientKey, now: Instant) -> String {
         let place = t.reserve().unwrap();
         t.insert(place, owner, Language::Python, "state", now)
+    }
+
+    #[test]
+    fn closing_tells_the_session_language_to_its_owner_only() {
+        let mut t = table(4);
+        let now = Instant::now();
+        let place = t.reserve().unwrap();
+        let id = t.insert(place, alice(), Language::JavaScript, "state", now);
+        assert!(t.close(&id, &bob()).is_err());
+        assert_eq!(t.close(&id, &alice()).unwrap().0, Language::JavaScript);
     }
 
     #[test]

@@ -1,8 +1,8 @@
 //! Sessions at the sandbox level, on every backend: one container keeps its program between
 //! calls (globals, imports, the work dir), each call returns only its own output, figures and
-//! files; what a snippet writes cannot forge a frame; a timeout, an OOM kill and a death
-//! between calls end the session as the kernel reports them. (That nothing is left behind is
-//! checked through the server, in tests/mcp/sessions_client.py.)
+//! files; what a snippet writes cannot forge a frame; a timeout, an OOM kill, an output flood
+//! and a death between calls end the session as the kernel reports them. (That nothing is
+//! left behind is checked through the server, in tests/mcp/sessions_client.py.)
 
 mod common;
 
@@ -87,9 +87,9 @@ on_every_backend! {
 }
 
 on_every_backend! {
-    /// A call at the time limit and one over the memory limit end the session; a program that
-    /// dies between calls leaves a container the next call finds gone.
-    async fn timeouts_oom_and_deaths_end_the_session(backend) {
+    /// A call at the time limit, one over the memory limit and one flooding its output end the
+    /// session; a program that dies between calls leaves a container the next call finds gone.
+    async fn timeouts_oom_floods_and_deaths_end_the_session(backend) {
         let sandbox = backend.sandbox(&limits(), 0).await;
         let (mut kept, _) = sandbox.keep(Language::Python, &[]).await.unwrap();
         call(&sandbox, &mut kept, "x = 1").await;
@@ -101,6 +101,11 @@ on_every_backend! {
         let e = call(&sandbox, &mut kept, "blocks = []\nwhile True:\n    blocks.append(bytearray(16 << 20))").await;
         assert!(!e.program_lives, "{e:?}");
         assert!(e.oom_killed || e.exit_code == Some(137), "{e:?}");
+        drop(kept);
+
+        let (mut kept, _) = sandbox.keep(Language::Python, &[]).await.unwrap();
+        let e = call(&sandbox, &mut kept, "import sys\nwhile True:\n    sys.stdout.write('x' * 65536)").await;
+        assert!(e.killed_for_output && !e.timed_out && !e.program_lives, "{e:?}");
         drop(kept);
 
         let (mut kept, _) = sandbox.keep(Language::Python, &[]).await.unwrap();

@@ -232,17 +232,13 @@ pub(super) fn close(
     identity: &ClientIdentity,
     key: ClientKey,
 ) -> Result<ClosedSession, String> {
-    let record = AuditRecord::new(
-        "close_session",
-        Language::Python,
-        "",
-        &shared.gateway.policy,
-    )
-    .by(&key, identity)
-    .in_session(&args.session_id);
     let closed = shared.sessions.table().close(&args.session_id, &key);
+    let language = closed.as_ref().ok().map(|(language, _)| *language);
+    let record = AuditRecord::new("close_session", language, "", &shared.gateway.policy)
+        .by(&key, identity)
+        .in_session(&args.session_id);
     match closed {
-        Ok(state) => {
+        Ok((_, state)) => {
             state.closed.cancel();
             drop(state);
             shared.audit(&record);

@@ -69,7 +69,9 @@ async fn bench(engine: EngineChoice, iterations: usize) {
     for (name, preload, code) in CASES {
         let (mut a, mut b) = (Vec::new(), Vec::new());
         for _ in 0..iterations {
+            settle(&[&default, &custom]).await;
             a.push(call(&default, preload, code).await);
+            settle(&[&default, &custom]).await;
             b.push(call(&custom, preload, code).await);
         }
         let (am, ap) = median_p95(&mut a);
@@ -92,9 +94,18 @@ async fn bench(engine: EngineChoice, iterations: usize) {
     custom.shutdown().await;
 }
 
-/// One warm call (the pool given time to refill first, so only the call is timed).
+/// Waits until both sandboxes hold every warm container their pools keep, so the call timed
+/// next shares the machine with no refill of either.
+async fn settle(sandboxes: &[&Sandbox]) {
+    for sandbox in sandboxes {
+        sandbox
+            .wait_warm(usize::MAX, Duration::from_secs(120))
+            .await;
+    }
+}
+
+/// One call on a warm container, timed alone.
 async fn call(sandbox: &Sandbox, preload: Preload, code: &str) -> Duration {
-    sandbox.wait_warm(2, Duration::from_secs(120)).await;
     let started = Instant::now();
     let e = sandbox
         .run_class(Language::Python, preload, code, std::future::pending())

@@ -201,35 +201,33 @@ impl<'a> Engine<'a> {
     /// object's own enumerable keys cannot be a prototype's `constructor`.
     pub fn is_own_key(&mut self, object: NodeId, key: NodeId) -> bool {
         let e = self;
-        // `o[keys[i]]` with `keys = Object.keys(o)`.
-        if let (
-            Kind::Name(owner),
-            Kind::Index {
-                object: keys,
-                key: i,
-            },
-        ) = (
-            e.ir.kind(e.ir.unparen(object)),
-            e.ir.kind(e.ir.unparen(key)),
-        ) {
-            return e.is_numeric(i)
-                && e.keys_call(keys).is_some_and(|source| {
-                    matches!(e.ir.kind(e.ir.unparen(source)), Kind::Name(s) if e.name(s) == e.name(owner))
-                });
-        }
-        let (Kind::Name(owner), Kind::Name(k)) = (
-            e.ir.kind(e.ir.unparen(object)),
-            e.ir.kind(e.ir.unparen(key)),
-        ) else {
+        let Kind::Name(owner) = e.ir.kind(e.ir.unparen(object)) else {
             return false;
         };
-        // Every binding of the key must come from the owner's keys.
-        e.every_bind(k, key, |e, bind| {
-            let Some(source) = e.key_source(bind) else {
-                return false;
-            };
-            matches!(e.ir.kind(e.ir.unparen(source)), Kind::Name(s) if e.name(s) == e.name(owner))
-        })
+        let is_owner = |e: &Self, source: NodeId| matches!(e.ir.kind(e.ir.unparen(source)), Kind::Name(s) if e.name(s) == e.name(owner));
+        match e.ir.kind(e.ir.unparen(key)) {
+            // `o[keys[i]]` with `keys = Object.keys(o)`.
+            Kind::Index { .. } => e
+                .indexed_keys_source(key)
+                .is_some_and(|source| is_owner(e, source)),
+            // `o[k]`: every binding of the key must come from the owner's keys.
+            Kind::Name(k) => e.every_bind(k, key, |e, bind| {
+                e.key_source(bind).is_some_and(|source| is_owner(e, source))
+            }),
+            _ => false,
+        }
+    }
+
+    /// `keys[i]` with a numeric `i` and `keys = Object.keys(o)`: the `o` whose key it reads.
+    fn indexed_keys_source(&mut self, value: NodeId) -> Option<NodeId> {
+        let Kind::Index { object: keys, key } = self.ir.kind(self.ir.unparen(value)) else {
+            return None;
+        };
+        if self.is_numeric(key) {
+            self.keys_call(keys)
+        } else {
+            None
+        }
     }
 
     /// The object whose own keys a key binding iterates: `for (k in o)`, `for (k of
@@ -241,38 +239,14 @@ impl<'a> Engine<'a> {
         loop {
             let parent = ir.parent(node)?;
             match ir.kind(parent) {
-                // `const k = keys[i]` with `keys = Object.keys(o)`.
+                // `const k = keys[i]` (or `k = keys[i]`) with `keys = Object.keys(o)`.
                 Kind::Decl {
                     target,
                     value: Some(value),
                     ..
-                } if target == node => {
-                    let Kind::Index {
-                        object: keys,
-                        key: i,
-                    } = ir.kind(ir.unparen(value))
-                    else {
-                        return None;
-                    };
-                    return if e.is_numeric(i) {
-                        e.keys_call(keys)
-                    } else {
-                        None
-                    };
-                }
+                } if target == node => return e.indexed_keys_source(value),
                 Kind::Assign { targets, value } if ir.list(targets) == [node] => {
-                    let Kind::Index {
-                        object: keys,
-                        key: i,
-                    } = ir.kind(ir.unparen(value))
-                    else {
-                        return None;
-                    };
-                    return if e.is_numeric(i) {
-                        e.keys_call(keys)
-                    } else {
-                        None
-                    };
+                    return e.indexed_keys_source(value);
                 }
                 Kind::TuplePattern { items } if ir.list(items).first() == Some(&node) => {
                     node = parent

@@ -29,6 +29,14 @@ fn snippets(source: &str, separator: &str) -> Vec<(usize, String)> {
     blocks
 }
 
+/// The payload a container test runs is one strict denies.
+fn assert_strict_denies(language: Language, code: &str) {
+    let judgement = load("strict")
+        .unwrap()
+        .judge(&analyze(language, code.as_bytes()));
+    assert_eq!(judgement.verdict, Verdict::Deny, "{code}\n{judgement:?}");
+}
+
 fn check_file(name: &str, language: Language, separator: &str, minimum: usize) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("policies/fixtures/redteam")
@@ -227,13 +235,7 @@ on_every_backend! {
     /// such module) denies it. Run anyway, it runs only as the sandbox's own unprivileged user.
     async fn payload_javascript_written_then_required_module_runs_only_unprivileged(backend) {
         let code = "require('fs').writeFileSync('helper_rt.js', \"const cp = require('child_' + 'process'); let etc; try { require('fs').writeFileSync('/etc/rt', 'x'); etc = 'wrote'; } catch (e) { etc = e.code; } module.exports = cp.execSync('id -u').toString().trim() + '\\\\n' + etc;\");\nconsole.log(require('./helper_rt.js'));\n";
-        assert_eq!(
-            load("strict")
-                .unwrap()
-                .judge(&analyze(Language::JavaScript, code.as_bytes()))
-                .verdict,
-            Verdict::Deny
-        );
+        assert_strict_denies(Language::JavaScript, code);
         let e = backend.run_js(code).await;
         let etc = backend.etc_write_error();
         assert_eq!(common::uids_masked(&e.stdout), format!("UID\n{etc}\n"), "{e:?}");
@@ -245,13 +247,7 @@ on_every_backend! {
     /// it; run anyway, the shell runs only as the sandbox's unprivileged user.
     async fn payload_pandas_evaluator_as_a_value_runs_only_unprivileged(backend) {
         let code = "import pandas as pd\nframe = pd.DataFrame({'a': [1]})\nclass Report:\n    evaluate = frame.eval\nprint(Report.evaluate('a.head.__globals__[\"com\"].builtins.__import__(\"os\").popen(\"id -u\").read()', engine='python'))\n";
-        assert_eq!(
-            load("strict")
-                .unwrap()
-                .judge(&analyze(Language::Python, code.as_bytes()))
-                .verdict,
-            Verdict::Deny
-        );
+        assert_strict_denies(Language::Python, code);
         let e = backend.run_py(code).await;
         assert!(common::uids_masked(&e.stdout).starts_with("UID"), "{e:?}");
     }
@@ -263,13 +259,7 @@ on_every_backend! {
     async fn payload_process_copy_finds_no_host_variable(backend) {
         assert!(std::env::var("CARGO_PKG_NAME").is_ok(), "run under cargo");
         let code = "const copy = { ...process };\nconsole.log(Object.keys(copy.env).length > 0, 'CARGO_PKG_NAME' in copy.env);\n";
-        assert_eq!(
-            load("strict")
-                .unwrap()
-                .judge(&analyze(Language::JavaScript, code.as_bytes()))
-                .verdict,
-            Verdict::Deny
-        );
+        assert_strict_denies(Language::JavaScript, code);
         let e = backend.run_js(code).await;
         assert_eq!(e.stdout, "true false\n", "{e:?}");
     }

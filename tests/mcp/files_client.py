@@ -10,17 +10,14 @@ figures: 2, files_in: 3, files_in_bytes: 64KiB). Prints one line per passed chec
 import asyncio
 import base64
 import os
-import socket
 import struct
-import subprocess
 import sys
-import time
 import zlib
 
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
-from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import create_mcp_http_client
+
+from http_pair import two_http_clients
 
 SERVER, POLICY = sys.argv[1], sys.argv[2]
 
@@ -158,44 +155,18 @@ async def check_stdio():
             await check_bad_entries_and_limits(session)
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 async def check_http_ownership():
-    port = free_port()
-    proc = subprocess.Popen(
-        [SERVER, "--policy", POLICY, "--pool-size", "1", "--transport", "http", "--listen", f"127.0.0.1:{port}"],
-        stderr=subprocess.DEVNULL)
-    try:
-        for _ in range(600):
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                time.sleep(0.1)
-        url = f"http://127.0.0.1:{port}/mcp"
-        async with create_mcp_http_client() as http_a, create_mcp_http_client() as http_b:
-            async with streamable_http_client(url, http_client=http_a) as (ra, wa), \
-                    streamable_http_client(url, http_client=http_b) as (rb, wb):
-                async with ClientSession(ra, wa) as alice, ClientSession(rb, wb) as bob:
-                    await alice.initialize()
-                    await bob.initialize()
-                    result = await alice.call_tool("run_python_code", {
-                        "code": ANALYSIS, "files": [{"path": "data/sales.csv", "content": SALES}]})
-                    uri = {f["path"]: f["uri"] for f in result.structured_content["files"]}["totals.csv"]
-                    assert "north,22" in (await alice.read_resource(uri)).contents[0].text
-                    try:
-                        await bob.read_resource(uri)
-                        raise AssertionError("another client read a run's file")
-                    except Exception as e:
-                        assert "no run" in str(e) and "north" not in str(e), repr(e)
+    async with two_http_clients(SERVER, POLICY) as (_, alice, bob):
+        result = await alice.call_tool("run_python_code", {
+            "code": ANALYSIS, "files": [{"path": "data/sales.csv", "content": SALES}]})
+        uri = {f["path"]: f["uri"] for f in result.structured_content["files"]}["totals.csv"]
+        assert "north,22" in (await alice.read_resource(uri)).contents[0].text
+        try:
+            await bob.read_resource(uri)
+            raise AssertionError("another client read a run's file")
+        except Exception as e:
+            assert "no run" in str(e) and "north" not in str(e), repr(e)
         print("ok over HTTP, a run's files are read by its client and refused to another")
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
 
 
 async def main():

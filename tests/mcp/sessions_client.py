@@ -23,6 +23,8 @@ from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
+from http_pair import free_port, two_http_clients
+
 SERVER, POLICY = sys.argv[1], sys.argv[2]
 SALES = "region,amount\nnorth,10\nnorth,12\nsouth,7\n"
 
@@ -230,50 +232,24 @@ async def check_limits_expiry_cancel_and_cleanup():
             print("ok an idle session expires, says so, and its container is gone")
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 async def check_http_clients():
-    port = free_port()
-    proc = subprocess.Popen(
-        [SERVER, "--policy", POLICY, "--pool-size", "1", "--transport", "http", "--listen", f"127.0.0.1:{port}"],
-        stderr=subprocess.DEVNULL)
-    try:
-        for _ in range(600):
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                time.sleep(0.1)
-        url = f"http://127.0.0.1:{port}/mcp"
-        async with create_mcp_http_client() as http_a, create_mcp_http_client() as http_b:
-            async with streamable_http_client(url, http_client=http_a) as (ra, wa), \
-                    streamable_http_client(url, http_client=http_b) as (rb, wb):
-                async with ClientSession(ra, wa) as alice, ClientSession(rb, wb) as bob:
-                    await alice.initialize()
-                    await bob.initialize()
-                    sid = await open_session(alice, files=[{"path": "secret.txt", "content": "alice's"}])
-                    result = await run(alice, "secret = open('secret.txt').read()\nprint(secret)", sid)
-                    assert result.structured_content["stdout"] == "alice's\n", text_of(result)
-                    theirs = await run(bob, "print(secret)", sid)
-                    unknown = await run(bob, "print(secret)", "f" * 32)
-                    assert theirs.is_error is True and "alice" not in text_of(theirs), text_of(theirs)
-                    assert text_of(theirs).replace(sid, "ID") == text_of(unknown).replace("f" * 32, "ID")
-                    closed = await bob.call_tool("close_session", {"session_id": sid})
-                    assert closed.is_error is True and "no such session" in text_of(closed)
-                    assert await sessions_listed(bob) == [] and await sessions_listed(alice) == [sid]
-                    bobs = await open_session(bob)
-                    result = await run(bob, "import os\nprint('secret' in globals(), os.listdir('.'))", bobs)
-                    assert result.structured_content["stdout"] == "False []\n", text_of(result)
-                    result = await run(alice, "print(secret)", sid)
-                    assert result.structured_content["stdout"] == "alice's\n", text_of(result)
+    async with two_http_clients(SERVER, POLICY) as (proc, alice, bob):
+        sid = await open_session(alice, files=[{"path": "secret.txt", "content": "alice's"}])
+        result = await run(alice, "secret = open('secret.txt').read()\nprint(secret)", sid)
+        assert result.structured_content["stdout"] == "alice's\n", text_of(result)
+        theirs = await run(bob, "print(secret)", sid)
+        unknown = await run(bob, "print(secret)", "f" * 32)
+        assert theirs.is_error is True and "alice" not in text_of(theirs), text_of(theirs)
+        assert text_of(theirs).replace(sid, "ID") == text_of(unknown).replace("f" * 32, "ID")
+        closed = await bob.call_tool("close_session", {"session_id": sid})
+        assert closed.is_error is True and "no such session" in text_of(closed)
+        assert await sessions_listed(bob) == [] and await sessions_listed(alice) == [sid]
+        bobs = await open_session(bob)
+        result = await run(bob, "import os\nprint('secret' in globals(), os.listdir('.'))", bobs)
+        assert result.structured_content["stdout"] == "False []\n", text_of(result)
+        result = await run(alice, "print(secret)", sid)
+        assert result.structured_content["stdout"] == "alice's\n", text_of(result)
         print("ok over HTTP, a session is its client's alone: state, files and id")
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
     assert wait_for(lambda: not owner_containers(proc.pid)), owner_containers(proc.pid)
     print("ok the HTTP server leaves no container behind")
 

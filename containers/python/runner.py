@@ -271,6 +271,16 @@ class Supervisor:
             if pid == self.child:
                 self.status = status
 
+    def child_exited(self):
+        """On SIGCHLD (its wakeup byte on wake_r): empty the wakeup pipe, then reap."""
+        while True:
+            try:
+                if not os.read(self.wake_r, 64):
+                    break
+            except BlockingIOError:
+                break
+        self.reap()
+
     def wait_until_ready(self):
         """Wait for the program process's warm-up; its early output is our diagnostics."""
         import select
@@ -303,13 +313,7 @@ class Supervisor:
         while self.status is None and self.outcome is None:
             for fd, _ in poll.poll():
                 if fd == self.wake_r:
-                    while True:
-                        try:
-                            if not os.read(self.wake_r, 64):
-                                break
-                        except BlockingIOError:
-                            break
-                    self.reap()
+                    self.child_exited()
                 elif fd == self.status_r:
                     data = os.read(self.status_r, 64)
                     if not self.declare(data):
@@ -397,13 +401,7 @@ class Supervisor:
                 if fd == 0:
                     return
                 if fd == self.wake_r:
-                    while True:
-                        try:
-                            if not os.read(self.wake_r, 64):
-                                break
-                        except BlockingIOError:
-                            break
-                    self.reap()
+                    self.child_exited()
                     if self.status is not None:
                         _fail("the session's program exited between calls (status %r)"
                               % os.waitstatus_to_exitcode(self.status))

@@ -139,3 +139,31 @@ on_every_backend! {
         sandbox.shutdown().await;
     }
 }
+
+on_every_backend! {
+    /// An input file a call cannot write (a directory of that name is in the way) refuses
+    /// that call alone, naming the file: its code does not run, and the session goes on with
+    /// what earlier calls left.
+    async fn an_input_file_that_cannot_be_written_refuses_only_its_call(backend) {
+        let sandbox = backend.sandbox(&limits(), 0).await;
+        let cases = [
+            (Language::Python, "import os\nos.mkdir('d')\nn = 41", "print('ran')", "n += 1\nprint(n)"),
+            (Language::JavaScript, "require('fs').mkdirSync('d'); var n = 41;", "console.log('ran')", "console.log(++n)"),
+        ];
+        for (language, first, refused, after) in cases {
+            let (mut kept, _) = sandbox.keep(language, &[]).await.unwrap();
+            call(&sandbox, &mut kept, first).await;
+            let files = [InputFile { path: "d".into(), content: b"x".to_vec() }];
+            let e = sandbox
+                .run_kept(&mut kept, refused, &files, std::future::pending())
+                .await
+                .unwrap_or_else(|e| panic!("{language}: the call failed: {e}"));
+            assert_eq!((e.exit_code, e.program_lives, e.stdout.as_str()), (Some(1), true, ""), "{language}: {e:?}");
+            assert!(e.stderr.contains("cannot write the input file d") && e.stderr.contains("the code did not run"), "{language}: {e:?}");
+            let e = call(&sandbox, &mut kept, after).await;
+            assert_eq!((e.stdout.as_str(), e.program_lives), ("42\n", true), "{language}: {e:?}");
+            drop(kept);
+        }
+        sandbox.shutdown().await;
+    }
+}

@@ -114,7 +114,10 @@
 //     (replacing files of the same name), sends the code to the program, frames
 //     its output until the program declares "<call number> <status>\n" on the
 //     control socket, sends the files new or changed since, then the end frame
-//     with "ended": false. The program runs each call's code as a script in its
+//     with "ended": false. An input file that cannot be written (a directory of
+//     that name is in the way) refuses that call alone: a "runner: ..." line in
+//     an E frame, an end frame with status 1 and "ended": false, the code not
+//     run. The program runs each call's code as a script in its
 //     one context (vm.runInThisContext, filename "<snippet N>"), so top-level
 //     var, let, const, function and class declarations and require()d modules
 //     stay for later calls (redeclaring a let, const or class is a SyntaxError,
@@ -230,12 +233,18 @@ function receiveFiles(transfer, fail, replace = false) {
         fs.closeSync(fd);
       }
     } catch (err) {
-      fail(`cannot write the input file ${name}: ${err.message}`);
+      const why = `cannot write the input file ${name}: ${err.message}`;
+      // A session's call is refused, not the session (see 6).
+      if (replace) throw new InputFileError(why);
+      fail(why);
     }
     offset += size;
   }
   return collect;
 }
+
+// An input file a session's call cannot write (a directory of that name, a full work dir).
+class InputFileError extends Error {}
 
 // What identifies each file's version: path (relative, as bytes in latin1) -> "inode size mtime".
 function workDirState() {
@@ -549,7 +558,16 @@ function supervise() {
   // A session's call: files in, the code to the program, its output framed until it
   // declares "<call> <status>\n" on the control socket.
   function startCall(headerNonce, code, transfer) {
-    collect = transfer === null ? null : receiveFiles(transfer, fail, true);
+    try {
+      collect = transfer === null ? null : receiveFiles(transfer, fail, true);
+    } catch (err) {
+      if (!(err instanceof InputFileError)) throw err;
+      // The code does not run, and the program's count of calls stays where it was.
+      frame('E', `runner: ${err.message}; the code did not run\n`);
+      frame('X', JSON.stringify({ nonce: headerNonce, status: 1, signal: null, oom_killed: false, ended: false }));
+      nextRequest();
+      return;
+    }
     try {
       new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(code);
     } catch (err) {

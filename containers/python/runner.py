@@ -126,6 +126,9 @@
 #     drawn (open figures are shown and closed at the end of each call, as in a
 #     notebook) and the files new or changed since the hand-over, then the end
 #     frame with "ended": false. A call does not wait for threads it started.
+#     An input file that cannot be written (a directory of that name is in
+#     the way) refuses that call alone: a "runner: ..." line in an E frame and
+#     an end frame with status 1 and "ended": false; its code does not run.
 #     Between calls, what the program writes is dropped; if its process dies
 #     then, the supervisor exits (status 2), so the next call finds the
 #     container gone. If it dies during a call, the end frame is the
@@ -373,21 +376,32 @@ class Supervisor:
         """A session (see 6 at the top): calls until the container is destroyed or the
         program's process dies."""
         while True:
-            self.call += 1
-            self.declared, self.outcome = b"", None
-            collect, before = _receive_files(transfer, replace=True)
-            self.hand_over(b"s", code)
-            self.relay()
-            if collect is not None:
-                _send_outputs(self.frame, collect, before)
-            if self.status is not None:
-                self.finish(nonce, oom_kills_before)  # the program is gone: so is the session
-            self.frame(b"X", ('{"nonce": "%s", "status": %d, "signal": null, "oom_killed": false, '
-                              '"ended": false}' % (nonce.decode(), self.outcome)).encode())
+            try:
+                collect, before = _receive_files(transfer, replace=True)
+            except InputFileError as e:
+                # The call is refused, not the session: its code does not run, and the
+                # program's count of calls stays where it was.
+                self.frame(b"E", ("runner: %s; the code did not run\n" % e).encode("utf-8", "replace"))
+                self.end_call(nonce, 1)
+            else:
+                self.call += 1
+                self.declared, self.outcome = b"", None
+                self.hand_over(b"s", code)
+                self.relay()
+                if collect is not None:
+                    _send_outputs(self.frame, collect, before)
+                if self.status is not None:
+                    self.finish(nonce, oom_kills_before)  # the program is gone: so is the session
+                self.end_call(nonce, self.outcome)
             self.idle()
             nonce, code, transfer, session = _read_request()
             if not session:
                 _fail("a request without the session field in a session")
+
+    def end_call(self, nonce, status):
+        """A session's call ends and the container lives on."""
+        self.frame(b"X", ('{"nonce": "%s", "status": %d, "signal": null, "oom_killed": false, '
+                          '"ended": false}' % (nonce.decode(), status)).encode())
 
     def idle(self):
         """Between calls: drop what the program writes (a thread still printing), and end
@@ -546,9 +560,16 @@ def _receive_files(transfer, replace=False):
             finally:
                 os.close(fd)
         except OSError as e:
-            _fail("cannot write the input file %s: %s" % (path, e))
+            if not replace:
+                _fail("cannot write the input file %s: %s" % (path, e))
+            raise InputFileError("cannot write the input file %s: %s" % (path, e.strerror or e))
         offset += size
     return collect, _work_dir_state()
+
+
+class InputFileError(Exception):
+    """An input file a session's call cannot write (a directory of that name, a full work
+    dir): the call is refused, the session kept."""
 
 
 def _work_dir_state():

@@ -10,7 +10,7 @@ mod common;
 
 use std::path::Path;
 
-use code_sandbox_mcp::analysis::{Language, analyze};
+use code_sandbox_mcp::analysis::{Carried, Language, analyze, analyze_with};
 use code_sandbox_mcp::policy::{Verdict, load};
 
 /// The snippets of a red-team fixture: the blocks between separator lines, each with the
@@ -149,6 +149,40 @@ doctest.testmod()
         }
     }
     assert!(allowed.is_empty(), "strict allows:\n{}", allowed.join("\n"));
+}
+
+/// `this` where the runtime decides what it is: a `'use strict'` that is no directive leaves a
+/// function sloppy (its `this` the global object); a capability's event methods call their
+/// listeners with `this` = the emitter; a session's call runs as a script, whose top-level
+/// `this` is the global object (in a single run it is `module.exports`).
+#[test]
+fn strict_denies_this_bound_by_the_runtime() {
+    let policy = load("strict").unwrap();
+    let single = [
+        "function f() {\n  'a' + 'b'\n  'use strict'\n  return this\n}\nconsole.log(f().process.env)\n",
+        "console.log(1)\n'use strict'\nfunction f() { return this }\nconsole.log(f().process.env)\n",
+        "process.on('exit', function () { console.log(this.env) })\n",
+        "class L { load() { this.dlopen({ exports: {} }, 'libc.so.6') } }\nprocess.once('beforeExit', L.prototype.load)\n",
+    ];
+    for code in single {
+        let judgement = policy.judge(&analyze(Language::JavaScript, code.as_bytes()));
+        assert_eq!(judgement.verdict, Verdict::Deny, "{code}\n{judgement:?}");
+    }
+    let in_session = [
+        "console.log(this.process.env)\n",
+        "this.require('child_process').execSync('id')\n",
+        "const g = (() => this)()\nconsole.log(g.process.env)\n",
+    ];
+    for code in in_session {
+        let call = analyze_with(Language::JavaScript, code.as_bytes(), &Carried::default());
+        assert_eq!(policy.judge(&call).verdict, Verdict::Deny, "{code}");
+    }
+    // The same top-level `this` in a single run is `module.exports`, an empty object.
+    let run = analyze(
+        Language::JavaScript,
+        b"this.answer = 42\nconsole.log(this)\n",
+    );
+    assert_eq!(policy.judge(&run).verdict, Verdict::Allow);
 }
 
 // --- Evasions the analyzer misses (strict allows them): the container holds.

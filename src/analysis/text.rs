@@ -266,6 +266,43 @@ pub fn percent_decode(text: &str) -> Vec<u8> {
     out
 }
 
+/// Whether a JavaScript directive prologue makes its code strict, given the source text of
+/// the leading statements of a script or function body. The prologue is the statements that
+/// are each a string literal alone (`'a' + 'b'` and `('x')` are not, and end it); `'use
+/// strict'` counts only inside it and spelled without escapes, as the engine reads it. Any
+/// doubt reads as sloppy code, where a plain function's `this` is the global object.
+pub fn js_prologue_is_strict<'a>(statements: impl IntoIterator<Item = &'a str>) -> bool {
+    for statement in statements {
+        let text = statement.trim_end();
+        let text = text.strip_suffix(';').unwrap_or(text).trim_end();
+        if text == "'use strict'" || text == "\"use strict\"" {
+            return true;
+        }
+        if !is_one_js_string_literal(text) {
+            return false;
+        }
+    }
+    false
+}
+
+/// True when `text` is exactly one quoted string literal, nothing before or after it.
+fn is_one_js_string_literal(text: &str) -> bool {
+    let mut chars = text.char_indices();
+    let Some((_, quote @ ('\'' | '"'))) = chars.next() else {
+        return false;
+    };
+    let mut escaped = false;
+    for (i, c) in chars {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' => escaped = true,
+            _ if c == quote => return i + c.len_utf8() == text.len(),
+            _ => {}
+        }
+    }
+    false
+}
+
 /// ROT13, as `codecs.decode(s, 'rot13')` applies it.
 pub fn rot13(text: &str) -> String {
     text.chars()
@@ -366,5 +403,19 @@ mod tests {
         assert_eq!(hex_text("6f 73").as_deref(), Some("os"));
         assert_eq!(rot13("flfgrz"), "system");
         assert_eq!(hex_text("6"), None);
+    }
+
+    #[test]
+    fn a_prologue_is_only_string_literals_from_the_top() {
+        let strict = |stmts: &[&str]| js_prologue_is_strict(stmts.iter().copied());
+        assert!(strict(&["'use strict';"]));
+        assert!(strict(&["\"use asm\"", "'a\\'b'", "'use strict'", "f()"]));
+        assert!(!strict(&["'a' + 'b'", "'use strict'"]));
+        assert!(!strict(&["'x'.length", "'use strict'"]));
+        assert!(!strict(&["console.log(1)", "'use strict'"]));
+        assert!(!strict(&["('use strict')"]));
+        assert!(!strict(&["'use\\x20strict'"]));
+        assert!(!strict(&["'a', 'b'", "'use strict'"]));
+        assert!(!strict(&[]));
     }
 }

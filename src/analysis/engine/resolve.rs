@@ -7,9 +7,10 @@ use std::rc::Rc;
 
 use super::meaning::{Meaning, Namespace, PathId, Value, add_meaning, capped};
 use super::scopes::{Declaring, MODULE_SCOPE, ScopeId, ScopeKind};
-use super::{Engine, MAX_EXPR_DEPTH, Memo};
+use super::{Engine, MAX_EXPR_DEPTH, Memo, Role};
 use crate::analysis::dialect::{CallKind, FreeName, NamespaceMember};
 use crate::analysis::ir::{BinOp, CollectionKind, FunctionKind, Kind, NodeId, Splat, Sym};
+use crate::analysis::text;
 
 /// The path namespaces and descriptors of the global object record.
 const GLOBAL_PATH: &str = "globalThis";
@@ -258,12 +259,16 @@ impl<'a> Engine<'a> {
     }
 
     /// JavaScript's `this`: the global object in a sloppy-mode plain function (or anything it
-    /// is called as), nothing the analysis tracks elsewhere.
+    /// is called as) and at the top level of a session's call (a script, run by
+    /// `vm.runInThisContext`, not a CommonJS module), nothing the analysis tracks elsewhere.
     fn this_meanings(&self, at: NodeId) -> Vec<Meaning> {
         let mut scope = self.scopes.scope_of(at);
         loop {
             match self.scopes.kind(scope) {
                 ScopeKind::Function(FunctionKind::Lambda) | ScopeKind::Comprehension => {}
+                ScopeKind::Module if self.role == Role::SessionCall => {
+                    return vec![Meaning::of(Value::Global)];
+                }
                 ScopeKind::Module => return Vec::new(),
                 // A class's methods are strict code. An object literal's method is not: taken
                 // off its object and called (`(0, o.f)()`, `const h = o.f; h()`), its `this`
@@ -314,21 +319,12 @@ impl<'a> Engine<'a> {
         let Kind::Function { body, .. } = self.ir.kind(function) else {
             return false;
         };
-        for &statement in self.ir.list(body) {
-            if !matches!(self.ir.kind(statement), Kind::ExprStatement) {
-                return false;
-            }
+        let leading = self.ir.list(body).iter().map_while(|&statement| {
             let (start, end) = self.ir.span(statement);
-            let text = self.source.get(start..end).unwrap_or_default().trim_end();
-            let text = text.strip_suffix(';').unwrap_or(text).trim_end();
-            if text == "'use strict'" || text == "\"use strict\"" {
-                return true;
-            }
-            if !(text.starts_with('\'') || text.starts_with('"')) {
-                return false;
-            }
-        }
-        false
+            matches!(self.ir.kind(statement), Kind::ExprStatement)
+                .then(|| self.source.get(start..end).unwrap_or_default())
+        });
+        text::js_prologue_is_strict(leading)
     }
 
     /// True when the scope (a method's) sits directly in a class body.

@@ -3,12 +3,13 @@
 //! `.caller` reach other frames, a `Worker` or a timer given a string runs it, destructuring
 //! takes names from modules, and allocations take their size from one argument.
 
-use super::tables::{ALLOCATING, CALL_STACK_PROPERTIES, STRING_TIMERS};
+use super::tables::{ALLOCATING, CALL_STACK_PROPERTIES, CAPABILITY_GLOBALS, STRING_TIMERS};
 use crate::analysis::detect::{Site, report_use};
 use crate::analysis::engine::Engine;
 use crate::analysis::engine::meaning::Value;
+use crate::analysis::engine::scopes::ScopeKind;
 use crate::analysis::facts::DynamicKind;
-use crate::analysis::ir::{Kind, NodeId};
+use crate::analysis::ir::{FunctionKind, Kind, NodeId};
 use crate::analysis::{HUGE_ALLOCATION, NestedCode};
 
 pub fn report(e: &mut Engine, id: NodeId) {
@@ -269,6 +270,9 @@ fn report_call(e: &mut Engine, call: NodeId) {
         if name == "worker_threads.Worker" {
             report_worker(e, call, &args);
         }
+        if is_capability_listener_method(&name) {
+            report_capability_listener(e, call, &name, &args);
+        }
         if ALLOCATING.contains(&name.as_str())
             && let Some(size) = first.and_then(|a| e.int_value(a, true))
             && size >= HUGE_ALLOCATION
@@ -294,6 +298,92 @@ fn report_call(e: &mut Engine, call: NodeId) {
             format!("`.{method}({n})`"),
         );
     }
+}
+
+/// An event method of a capability global (`process.on`, `process.stdout.once`): the
+/// emitter calls its listeners with `this` set to itself.
+fn is_capability_listener_method(name: &str) -> bool {
+    let (receiver, method) = name.rsplit_once('.').unwrap_or(("", name));
+    let root = receiver.split('.').next().unwrap_or(receiver);
+    CAPABILITY_GLOBALS.contains(&root)
+        && matches!(
+            method,
+            "on" | "once" | "addListener" | "prependListener" | "prependOnceListener"
+        )
+}
+
+/// `process.on('exit', function () { this.env })`: the listener's `this` is `process`, which
+/// no name in it says. A listener is allowed when it is an arrow function or one of the
+/// snippet's own functions that never reads its own `this`; any other (a method taken off an
+/// object, a parameter, a value the analyzer cannot follow) is a value it does not follow.
+fn report_capability_listener(e: &mut Engine, call: NodeId, name: &str, args: &[NodeId]) {
+    let Some(&listener) = args.get(1) else {
+        return;
+    };
+    let listener = e.ir.unparen(listener);
+    let functions: Vec<NodeId> = if matches!(e.ir.kind(listener), Kind::Function { .. }) {
+        vec![listener]
+    } else {
+        let meanings = e.resolve(listener, 0);
+        let locals: Vec<NodeId> = meanings
+            .iter()
+            .filter_map(|m| match m.value {
+                Value::Local(f) if !m.held => Some(f),
+                _ => None,
+            })
+            .collect();
+        if locals.is_empty() || locals.len() != meanings.len() {
+            e.dynamic(
+                call,
+                DynamicKind::UntrackedValue,
+                format!("`{name}` calls its listener with `this` = the emitter, and the analyzer cannot follow this listener: pass an arrow function"),
+            );
+            return;
+        }
+        locals
+    };
+    if functions.into_iter().any(|f| reads_own_this(e, f)) {
+        e.dynamic(
+            call,
+            DynamicKind::UntrackedValue,
+            format!("`{name}` calls its listener with `this` = the emitter: use an arrow function, or name what you need"),
+        );
+    }
+}
+
+/// Whether `function` (not an arrow: those have no `this` of their own) reads its own `this`.
+fn reads_own_this(e: &Engine, function: NodeId) -> bool {
+    if let Kind::Function {
+        kind: FunctionKind::Lambda,
+        ..
+    } = e.ir.kind(function)
+    {
+        return false;
+    }
+    (0..e.ir.nodes.len() as NodeId)
+        .filter(|&id| matches!(e.ir.kind(id), Kind::This))
+        .any(|this| {
+            let mut scope = Some(e.scopes.scope_of(this));
+            while let Some(s) = scope {
+                match e.scopes.kind(s) {
+                    // A class's field initializers have the instance as `this`.
+                    ScopeKind::Block
+                        if matches!(
+                            e.ir.kind(e.scopes.scopes[s as usize].node),
+                            Kind::Class { .. }
+                        ) =>
+                    {
+                        return false;
+                    }
+                    ScopeKind::Function(FunctionKind::Lambda)
+                    | ScopeKind::Comprehension
+                    | ScopeKind::Block => scope = e.scopes.parent(s),
+                    ScopeKind::Function(_) => return e.scopes.scopes[s as usize].node == function,
+                    ScopeKind::Class | ScopeKind::Module => return false,
+                }
+            }
+            false
+        })
 }
 
 /// `new Worker(code, { eval: true })` runs `code`; `new Worker(path)` runs a script, which

@@ -17,7 +17,7 @@ use crate::analysis::syntax::{
     MAX_SYNTAX_DEPTH, children_in, field, field_id, integral_float, is_inert, named_children,
     parse_int, text,
 };
-use crate::analysis::text::{decode_js_identifier, decode_js_string};
+use crate::analysis::text::{decode_js_identifier, decode_js_string, js_prologue_is_strict};
 
 /// Node kinds of pure literal data, which may nest deeper than lowering goes.
 const INERT_KINDS: &[&str] = &[
@@ -120,19 +120,12 @@ pub fn lower(root: Node, source: &str) -> Lowered {
         module: false,
     };
     let children = named_children(root);
-    let strict = children
-        .iter()
-        .take_while(|c| c.kind() == "expression_statement" || c.kind() == "hash_bang_line")
-        .any(|c| {
-            named_children(*c).first().is_some_and(|s| {
-                // The directive's text between its quotes; `get` because a string cut short
-                // by a syntax error may end inside a multi-byte character.
-                let quoted = text(*s, source);
-                s.kind() == "string"
-                    && quoted.len() >= 2
-                    && quoted.get(1..quoted.len() - 1) == Some("use strict")
-            })
-        });
+    let strict = js_prologue_is_strict(
+        children
+            .iter()
+            .filter(|c| !matches!(c.kind(), "comment" | "hash_bang_line"))
+            .map_while(|c| (c.kind() == "expression_statement").then(|| text(*c, source))),
+    );
     let id = l.b.open(root.start_byte(), root.end_byte());
     l.statements(children);
     l.b.close(id, Kind::Module);

@@ -230,6 +230,24 @@ else:
 }
 
 on_every_backend! {
+    /// The work dir is searched last for imports: a module file the snippet writes imports
+    /// under its own name, but never in place of a standard-library module or an installed
+    /// package that the policy allowed by name.
+    async fn a_file_the_snippet_writes_does_not_stand_in_for_a_module(backend) {
+        let code = r#"
+for name in ("colorsys", "statistics", "numpy", "mine"):
+    with open(name + ".py", "w") as f:
+        f.write("import sys; print('shadowed', __name__); sys.stdout.flush()\n")
+import colorsys, statistics, numpy
+print(colorsys.__file__.startswith("/usr/"), statistics.__file__.startswith("/usr/"), numpy.__file__.startswith("/usr/"))
+import mine
+"#;
+        let e = backend.run_py(code).await;
+        assert_eq!(e.stdout, "True True True\nshadowed mine\n", "{e:?}");
+    }
+}
+
+on_every_backend! {
     /// Two containers never share a user id, and each id comes from the configured range.
     async fn each_container_runs_as_a_user_of_its_own(backend) {
         let code = "import os\nprint(os.getuid(), os.getgid(), os.access('/opt/sandbox/runner.py', os.R_OK), os.access('/work', os.W_OK))";

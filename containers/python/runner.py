@@ -87,8 +87,11 @@
 #  4. The program runs as the main program: compiled with filename
 #     "<snippet>" (tracebacks show snippet line numbers and source lines),
 #     executed in a fresh __main__ module (__name__ == "__main__", no __file__,
-#     like `python -c`), sys.argv == ["<snippet>"], sys.path[0] == "" (the
-#     working directory), stdin at end-of-file (/dev/null). stdout/stderr are
+#     like `python -c`), sys.argv == ["<snippet>"], the working directory ("")
+#     last on sys.path, so a snippet's own modules import but a file it writes
+#     never stands in for the standard library or an installed package (a
+#     colorsys.py in /work is not what `import colorsys` runs), stdin at
+#     end-of-file (/dev/null). stdout/stderr are
 #     unbuffered: output streams as it is produced. Each write is written
 #     whole, even where the kernel writes pipes short (gVisor).
 #
@@ -832,7 +835,8 @@ def _run(source, module=None, filename=SNIPPET):
         sys.modules["__main__"] = module
         sys.argv = [SNIPPET]
         if sys.path and sys.path[0] == RUNNER_DIR:
-            sys.path[0] = ""
+            del sys.path[0]
+        sys.path.append("")  # last: see 4 at the top
     # Tracebacks show the snippet's lines (mtime None: never invalidated).
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
 

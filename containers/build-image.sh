@@ -12,7 +12,8 @@
 #              sources (/etc/apt/sources.list.d/debian.sources, else
 #              /etc/apt/sources.list), i.e. whatever mirror the site already
 #              uses, so no mirror is named here.
-#     SUITE    Debian release, default bookworm (trixie also builds). With a
+#     SUITE    Debian release: bookworm, trixie or forky; default trixie for
+#              python, forky for javascript (the gateway's defaults). With a
 #              sources file for another suite, the file is used with its suites
 #              renamed (bookworm, bookworm-updates, bookworm-security become
 #              trixie, trixie-updates, trixie-security): the same mirrors.
@@ -34,14 +35,14 @@ usage() { echo "usage: $0 python|javascript TAG" >&2; exit 64; }
 lang=$1
 tag=$2
 here=$(cd "$(dirname "$0")" && pwd)
-suite=${SUITE:-bookworm}
 docker=${DOCKER:-docker}
 
 case $lang in
-    python)     runner=runner.py; cmd='["python3","-I","-S","/opt/sandbox/runner.py"]' ;;
-    javascript) runner=runner.js; cmd='["/opt/sandbox/node-supervisor","/opt/sandbox/runner.js"]' ;;
+    python)     runner=runner.py; cmd='["python3","-I","-S","/opt/sandbox/runner.py"]'; default_suite=trixie ;;
+    javascript) runner=runner.js; cmd='["/opt/sandbox/node-supervisor","/opt/sandbox/runner.js"]'; default_suite=forky ;;
     *) usage ;;
 esac
+suite=${SUITE:-$default_suite}
 
 if [ -n "${MIRROR:-}" ]; then
     mirror=$MIRROR

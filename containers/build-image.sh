@@ -88,6 +88,13 @@ if [ -f "$mirror" ]; then
 fi
 tarball=${KEEP_TAR:-$work/rootfs.tar}
 
+# The host's apt settings for the dates of its mirror's Release files: a site whose mirror
+# is a snapshot older than a testing suite's Release stays valid for (a week) has turned
+# the check off on its hosts; the build reaches the same mirror the same way. Unset on the
+# host: apt's defaults (checked).
+valid_until= check_date=
+eval "$(apt-config shell valid_until Acquire::Check-Valid-Until check_date Acquire::Check-Date)"
+
 log() { printf '[build-image %s] %s\n' "$(date +%T)" "$*" >&2; }
 log "$lang image $tag: suite $suite, packages $packages"
 log "mirror: $mirror"
@@ -104,6 +111,8 @@ args=(
     # it: hard dependencies only, no Recommends (e.g. no python3-tk GUI
     # toolkit from matplotlib, no g++ from scipy, no nodejs-doc).
     --aptopt='Apt::Install-Recommends "false"'
+    ${valid_until:+--aptopt="Acquire::Check-Valid-Until \"$valid_until\""}
+    ${check_date:+--aptopt="Acquire::Check-Date \"$check_date\""}
     # Set up merged /usr (bin, sbin, lib as symlinks into /usr) the way
     # debootstrap does for bookworm and mark it with the small usr-is-merged
     # package. Without it, apt satisfies "usrmerge | usr-is-merged" (procps ->

@@ -12,7 +12,8 @@
 #              sources (/etc/apt/sources.list.d/debian.sources, else
 #              /etc/apt/sources.list), i.e. whatever mirror the site already
 #              uses, so no mirror is named here.
-#     SUITE    Debian release, default bookworm (trixie also builds). With a
+#     SUITE    Debian release: bookworm, trixie or forky; default trixie for
+#              python, forky for javascript (the gateway's defaults). With a
 #              sources file for another suite, the file is used with its suites
 #              renamed (bookworm, bookworm-updates, bookworm-security become
 #              trixie, trixie-updates, trixie-security): the same mirrors.
@@ -34,14 +35,14 @@ usage() { echo "usage: $0 python|javascript TAG" >&2; exit 64; }
 lang=$1
 tag=$2
 here=$(cd "$(dirname "$0")" && pwd)
-suite=${SUITE:-bookworm}
 docker=${DOCKER:-docker}
 
 case $lang in
-    python)     runner=runner.py; cmd='["python3","-I","-S","/opt/sandbox/runner.py"]' ;;
-    javascript) runner=runner.js; cmd='["/opt/sandbox/node-supervisor","/opt/sandbox/runner.js"]' ;;
+    python)     runner=runner.py; cmd='["python3","-I","-S","/opt/sandbox/runner.py"]'; default_suite=trixie ;;
+    javascript) runner=runner.js; cmd='["/opt/sandbox/node-supervisor","/opt/sandbox/runner.js"]'; default_suite=forky ;;
     *) usage ;;
 esac
+suite=${SUITE:-$default_suite}
 
 if [ -n "${MIRROR:-}" ]; then
     mirror=$MIRROR
@@ -87,6 +88,13 @@ if [ -f "$mirror" ]; then
 fi
 tarball=${KEEP_TAR:-$work/rootfs.tar}
 
+# The host's apt settings for the dates of its mirror's Release files: a site whose mirror
+# is a snapshot older than a testing suite's Release stays valid for (a week) has turned
+# the check off on its hosts; the build reaches the same mirror the same way. Unset on the
+# host: apt's defaults (checked).
+valid_until= check_date=
+eval "$(apt-config shell valid_until Acquire::Check-Valid-Until check_date Acquire::Check-Date)"
+
 log() { printf '[build-image %s] %s\n' "$(date +%T)" "$*" >&2; }
 log "$lang image $tag: suite $suite, packages $packages"
 log "mirror: $mirror"
@@ -103,6 +111,8 @@ args=(
     # it: hard dependencies only, no Recommends (e.g. no python3-tk GUI
     # toolkit from matplotlib, no g++ from scipy, no nodejs-doc).
     --aptopt='Apt::Install-Recommends "false"'
+    ${valid_until:+--aptopt="Acquire::Check-Valid-Until \"$valid_until\""}
+    ${check_date:+--aptopt="Acquire::Check-Date \"$check_date\""}
     # Set up merged /usr (bin, sbin, lib as symlinks into /usr) the way
     # debootstrap does for bookworm and mark it with the small usr-is-merged
     # package. Without it, apt satisfies "usrmerge | usr-is-merged" (procps ->

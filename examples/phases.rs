@@ -1,9 +1,9 @@
-//! Where a container start's time goes: runs `print(1)` in containers started one at a time
-//! (no warm pool, so every call starts its own) and prints the median and 95th percentile of
-//! each phase span the sandbox records (`sandbox.uid`, `.create`, `.attach`, `.start`,
-//! `.ready`, `.run`, `.kill`, `.remove`).
+//! Where a container start's time goes: runs `print(1)` (or `console.log(1)`) in containers
+//! started one at a time (no warm pool, so every call starts its own) and prints the median
+//! and 95th percentile of each phase span the sandbox records (`sandbox.uid`, `.create`,
+//! `.attach`, `.start`, `.ready`, `.run`, `.kill`, `.remove`).
 //!
-//!     cargo run --example phases -- [docker|podman] [runsc] [CALLS] [light|data|full] [bookworm|trixie]
+//!     cargo run --example phases -- [docker|podman] [runsc] [CALLS] [light|data|full] [python|javascript] [bookworm|trixie|forky]
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
@@ -61,16 +61,21 @@ fn main() {
         .iter()
         .find_map(|a| a.parse::<Preload>().ok())
         .unwrap_or(Preload::Full);
-    let suite = args
+    let suite = args.iter().find_map(|a| a.parse::<Suite>().ok());
+    let language = args
         .iter()
-        .find_map(|a| a.parse::<Suite>().ok())
-        .unwrap_or_default();
+        .find_map(|a| a.parse::<Language>().ok())
+        .unwrap_or(Language::Python);
+    let code = match language {
+        Language::Python => "print(1)",
+        Language::JavaScript => "console.log(1)",
+    };
     tracing::subscriber::set_global_default(tracing_subscriber::registry().with(SpanTimes))
         .expect("subscriber");
     let config = SandboxConfig {
         engine,
         pool_size: 0,
-        languages: vec![Language::Python],
+        languages: vec![language],
         recipe: Recipe {
             suite,
             ..Recipe::default()
@@ -82,24 +87,28 @@ fn main() {
         ..Limits::default()
     };
     let rt = tokio::runtime::Runtime::new().expect("runtime");
-    rt.block_on(async {
+    let image = rt.block_on(async {
         let sandbox = Sandbox::start(&config, &limits).await.expect("sandbox");
         for _ in 0..calls {
             let e = sandbox
-                .run_class(
-                    Language::Python,
-                    preload,
-                    "print(1)",
-                    std::future::pending(),
-                )
+                .run_class(language, preload, code, std::future::pending())
                 .await
                 .expect("run");
             assert_eq!((e.stdout.as_str(), e.exit_code), ("1\n", Some(0)), "{e:?}");
         }
+        let image = format!(
+            "{} ({})",
+            sandbox.image(language).unwrap_or_default(),
+            sandbox
+                .manifest(language)
+                .map_or("?".into(), |m| m.runtime())
+        );
         sandbox.shutdown().await;
+        image
     });
     println!(
-        "{calls} calls, {preload} runner, {suite} image, load {}",
+        "{calls} calls, {preload} runner, image {image}, {} suite, load {}",
+        config.recipe.suite(language),
         load()
     );
     println!("{:<20} {:>9} {:>9}", "phase", "median", "p95");

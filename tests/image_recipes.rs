@@ -1,6 +1,7 @@
 //! The images built here from Debian packages, with a team's choices: Debian packages added
-//! from a list (`--deb-packages`), and the Debian suite (`--suite`). Built through the
-//! program's own `images build`, on Docker (the builder is the same for both engines).
+//! from a list (`--deb-packages`), and the Debian suite (`--suite`; by default each
+//! language's own). Built through the program's own `images build`, on Docker (the builder
+//! is the same for both engines).
 
 mod common;
 
@@ -143,15 +144,36 @@ async fn debian_packages_do_not_apply_to_an_image_the_user_named() {
     );
 }
 
-/// The suite's images run the same checks as the default's: the data libraries with a
-/// figure, and Node's workers, ES modules and child processes.
+/// The default images: the Python image from trixie, the JavaScript image from forky, whose
+/// interpreters are supported upstream (Node.js 20, trixie's, is not), built by the same
+/// `images build` a fresh host's `setup` runs.
 #[tokio::test]
-async fn trixie_images_run_the_library_and_node_checks() {
-    let built = images_build(&["--suite", "trixie"]);
+async fn the_default_images_have_supported_interpreters_and_run_the_checks() {
+    library_and_node_checks(None, "Python 3.13", "24").await;
+}
+
+/// Bookworm, the release the images came from before, stays selectable.
+#[tokio::test]
+async fn bookworm_images_run_the_library_and_node_checks() {
+    library_and_node_checks(Some(Suite::Bookworm), "Python 3.11", "18").await;
+}
+
+/// Forky for both languages: Python 3.14 and its newer libraries.
+#[tokio::test]
+async fn forky_images_run_the_library_and_node_checks() {
+    library_and_node_checks(Some(Suite::Forky), "Python 3.14", "24").await;
+}
+
+/// A suite's images (built here if missing) have the interpreters expected of it and run the
+/// same checks as each other: the data libraries with a figure, and Node's workers and ES
+/// modules.
+async fn library_and_node_checks(suite: Option<Suite>, python: &str, node_major: &str) {
+    let suite_args = suite.map_or(Vec::new(), |s| vec!["--suite", s.as_str()]);
+    let built = images_build(&suite_args);
     let said = String::from_utf8_lossy(&built.stderr);
     assert!(built.status.success(), "{said}");
     let recipe = Recipe {
-        suite: Suite::Trixie,
+        suite,
         ..Recipe::default()
     };
     let sandbox = Sandbox::start(
@@ -164,10 +186,13 @@ async fn trixie_images_run_the_library_and_node_checks() {
         sandbox.image(Language::Python),
         Some(images::image_for(Language::Python, &recipe).as_str())
     );
-    let python = sandbox.manifest(Language::Python).unwrap();
-    assert!(python.runtime().starts_with("Python 3.13"), "{python:?}");
-    let node = sandbox.manifest(Language::JavaScript).unwrap();
-    assert!(node.runtime().starts_with("Node.js 20"), "{node:?}");
+    let runtime = sandbox.manifest(Language::Python).unwrap().runtime();
+    assert!(runtime.starts_with(&format!("{python}.")), "{runtime}");
+    let runtime = sandbox.manifest(Language::JavaScript).unwrap().runtime();
+    assert!(
+        runtime.starts_with(&format!("Node.js {node_major}.")),
+        "{runtime}"
+    );
 
     let code = r#"
 import io
@@ -193,6 +218,6 @@ fig = plt.figure(); plt.plot([1, 2]); buf = io.BytesIO(); fig.savefig(buf, forma
         .run(Language::JavaScript, js, std::future::pending())
         .await
         .unwrap();
-    assert_eq!(run.stdout, "worker 42 20\n", "{run:?}");
+    assert_eq!(run.stdout, format!("worker 42 {node_major}\n"), "{run:?}");
     sandbox.shutdown().await;
 }

@@ -36,11 +36,23 @@ if tuple(sys.version_info[:2]) < tuple(spec.get("min_version", [3, 8])):
          % ((version(),) + tuple(spec["min_version"])))
 
 
+def pip_command(host_pip):
+    """The image's own pip (installed, or Debian's wheel of it), else the host's wheel: a pip
+    older than the image's Python may not run on it (pip 23 on Python 3.12 and newer)."""
+    import glob
+    import importlib.util
+    if importlib.util.find_spec("pip"):
+        return [sys.executable, "-m", "pip"]
+    own = sorted(glob.glob("/usr/share/python-wheels/pip-*.whl"))
+    wheel = own[-1] if own else host_pip
+    return [sys.executable, os.path.join(wheel, "pip")] if wheel else [sys.executable, "-m", "pip"]
+
+
 def install_wheels(wheelhouse, pip):
     wheels = sorted(os.path.join(wheelhouse, n) for n in os.listdir(wheelhouse) if n.endswith(".whl"))
     if not wheels:
         fail(4, "the wheelhouse holds no wheels (*.whl)")
-    command = [sys.executable, os.path.join(pip, "pip")] if pip else [sys.executable, "-m", "pip"]
+    command = pip_command(pip)
     env = dict(os.environ, PIP_BREAK_SYSTEM_PACKAGES="1", PIP_ROOT_USER_ACTION="ignore",
                PIP_DISABLE_PIP_VERSION_CHECK="1", PIP_NO_CACHE_DIR="1", PIP_NO_INPUT="1")
     done = subprocess.run(command + ["install", "--no-index", "--find-links", wheelhouse,

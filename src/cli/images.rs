@@ -11,7 +11,8 @@ use super::{EXIT_SANDBOX_ERROR, SandboxArgs};
 #[derive(Subcommand)]
 pub enum ImagesCommand {
     /// Build the sandbox images from their embedded recipes (skips images already up to date);
-    /// with --suite or --deb-packages, the recipe's image of that suite with those packages;
+    /// with --suite or --deb-packages, the recipe's image of that suite with those packages
+    /// (default suites: trixie for Python, forky for JavaScript);
     /// with --python-image/--js-image, --wheelhouse or --npm-packages, also the image derived
     /// from them. The same options select those images when serving or running.
     Build {

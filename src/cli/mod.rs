@@ -52,16 +52,12 @@ pub struct SandboxArgs {
     /// use); the image's tag covers them.
     #[arg(long, global = true, value_name = "FILE")]
     pub deb_packages: Option<PathBuf>,
-    /// Debian release the images built from the recipe come from: bookworm (Python 3.11,
-    /// Node.js 18) or trixie (Python 3.13, Node.js 20).
-    #[arg(
-        long,
-        global = true,
-        default_value_t = Suite::default(),
-        env = "SANDBOX_SUITE",
-        value_name = "SUITE"
-    )]
-    pub suite: Suite,
+    /// Debian release both languages' images built from the recipe come from: bookworm
+    /// (Python 3.11, Node.js 18), trixie (Python 3.13, Node.js 20) or forky (Python 3.14,
+    /// Node.js 24). Default: trixie for Python, forky for JavaScript (the suites whose
+    /// interpreters are supported upstream).
+    #[arg(long, global = true, env = "SANDBOX_SUITE", value_name = "SUITE")]
+    pub suite: Option<Suite>,
     /// Gateway environment variables passed into containers, e.g. `GEMINI_API_KEY,OTHER`.
     /// Their values are never logged.
     #[arg(long, global = true, value_delimiter = ',', value_name = "VARS")]

@@ -7,7 +7,7 @@ use std::process::ExitStatus;
 use tokio::io::{AsyncBufReadExt, BufReader};
 
 use super::error::SandboxError;
-use super::recipe::Recipe;
+use super::recipe::{Recipe, Suite};
 
 /// Lines kept for the diagnosis: apt's errors come at the end.
 const KEPT: usize = 400;
@@ -32,12 +32,17 @@ pub(super) async fn run(
 }
 
 /// The error for a failed build: the packages apt named, with the fix, when it named any.
-pub(super) fn failure(status: &ExitStatus, said: &[String], recipe: &Recipe) -> SandboxError {
+pub(super) fn failure(
+    status: &ExitStatus,
+    said: &[String],
+    recipe: &Recipe,
+    suite: Suite,
+) -> SandboxError {
     let missing = missing_packages(said);
     if missing.is_empty() {
         return SandboxError::Build(format!(
             "mmdebstrap failed ({status}); its messages are above; nothing was tagged\n  hint: check that the apt sources (or the `--mirror` given) reach a Debian mirror that has the suite {}",
-            recipe.suite
+            suite
         ));
     }
     let (added, recipes): (Vec<&String>, Vec<&String>) = missing
@@ -53,20 +58,20 @@ pub(super) fn failure(status: &ExitStatus, said: &[String], recipe: &Recipe) -> 
     let mut text = format!(
         "apt cannot install {} from the suite {} of the apt sources; nothing was tagged",
         list(&missing.iter().collect::<Vec<_>>()),
-        recipe.suite
+        suite
     );
     if !added.is_empty() {
         text.push_str(&format!(
             "\n  hint: {} is in the --deb-packages file: correct the name (`apt-cache policy NAME` on a {} host shows whether it exists) or remove it from the file, then build again",
             list(&added),
-            recipe.suite
+            suite
         ));
     }
     if !recipes.is_empty() {
         text.push_str(&format!(
             "\n  hint: {} is part of the image's own recipe: the apt sources (or the `--mirror` given) must reach a complete Debian {} mirror",
             list(&recipes),
-            recipe.suite
+            suite
         ));
     }
     SandboxError::Build(text)

@@ -54,23 +54,21 @@ pub(super) fn runner_files(language: Language) -> Vec<(&'static str, u32, &'stat
 }
 
 /// `code-sandbox-python:<first 12 hex digits of the recipe's SHA-256>`: the image of the
-/// embedded recipe on the default suite with no added packages.
+/// embedded recipe on the language's default suite with no added packages.
 pub fn default_image(language: Language) -> String {
     image_for(language, &Recipe::default())
 }
 
 /// The tag of the image built from the embedded recipe with `recipe`'s choices: a digest of
-/// the recipe's files, the suite when it is not the default and every added package, so each
-/// choice is built once and kept.
+/// the recipe's files, the suite and every added package, so each choice is built once and
+/// kept, and choosing a language's default suite by name selects the default image.
 pub fn image_for(language: Language, recipe: &Recipe) -> String {
     let files = recipe_files(language);
     let mut parts: Vec<&str> = files
         .iter()
         .flat_map(|(name, text)| [*name, *text])
         .collect();
-    if recipe.suite != Suite::default() {
-        parts.extend(["suite", recipe.suite.as_str()]);
-    }
+    parts.extend(["suite", recipe.suite(language).as_str()]);
     if !recipe.deb_packages.is_empty() {
         parts.push("deb-packages");
         parts.extend(recipe.deb_packages.iter().map(String::as_str));
@@ -163,7 +161,7 @@ pub async fn build(
         .arg(&image)
         .env("KEEP_TAR", &tarball)
         .env("NO_IMPORT", "1")
-        .env("SUITE", recipe.suite.as_str())
+        .env("SUITE", recipe.suite(language).as_str())
         .env("EXTRA_PACKAGES", recipe.deb_packages.join(","))
         .stdin(Stdio::null())
         // The builder's output is progress for people: it goes to stderr, never to stdout.
@@ -177,7 +175,12 @@ pub async fn build(
         .await
         .map_err(|e| SandboxError::Build(format!("cannot run the build script: {e}")))?;
     if !status.success() {
-        return Err(build_log::failure(&status, &said, recipe));
+        return Err(build_log::failure(
+            &status,
+            &said,
+            recipe,
+            recipe.suite(language),
+        ));
     }
     let size = std::fs::metadata(&tarball).map(|m| m.len()).unwrap_or(0);
     progress(&format!(
@@ -272,20 +275,21 @@ mod tests {
     #[test]
     fn the_tag_covers_the_suite_and_the_added_packages() {
         let py = default_image(Language::Python);
-        let trixie = Recipe {
-            suite: Suite::Trixie,
-            deb_packages: Vec::new(),
-        };
-        let extra = Recipe {
-            suite: Suite::default(),
-            deb_packages: vec!["python3-six".into()],
+        let recipe = |suite, deb_packages: &[&str]| Recipe {
+            suite,
+            deb_packages: deb_packages.iter().map(|&p| p.to_owned()).collect(),
         };
         let tags = [
-            image_for(Language::Python, &trixie),
-            image_for(Language::Python, &extra),
+            image_for(Language::Python, &recipe(Some(Suite::Bookworm), &[])),
+            image_for(Language::Python, &recipe(None, &["python3-six"])),
         ];
         assert!(tags.iter().all(|t| t.starts_with("code-sandbox-python:")));
         assert!(tags.iter().all(|t| *t != py));
         assert_ne!(tags[0], tags[1]);
+        // Naming a language's default suite selects its default image.
+        for language in Language::ALL {
+            let named = recipe(Some(Suite::default_for(language)), &[]);
+            assert_eq!(image_for(language, &named), default_image(language));
+        }
     }
 }

@@ -189,15 +189,18 @@ impl Pool {
     }
 
     /// Waits until the pool holds `count` warm containers, or all it means to keep if that is
-    /// fewer (or `timeout` passes).
+    /// fewer (or `timeout` passes). Only containers a class is meant to keep count: a surplus
+    /// of a class demand has moved away from (light runners after a run of full calls) is no
+    /// stand-in for the class still starting, which the next call needs.
     pub async fn wait_ready(&self, count: usize, timeout: Duration) -> bool {
         let deadline = tokio::time::Instant::now() + timeout;
         loop {
-            let kept: usize = {
+            let settled = {
                 let state = self.state();
-                self.targets(&state.demand).values().sum()
+                let ready = |class: &Preload| state.ready.get(class).map_or(0, VecDeque::len);
+                settled(&self.targets(&state.demand), ready, count)
             };
-            if self.ready_count() >= count.min(kept) {
+            if settled {
                 return true;
             }
             if tokio::time::Instant::now() >= deadline {
@@ -354,6 +357,21 @@ fn furthest_below(
         .map(|(class, _)| class)
 }
 
+/// Whether the warm containers (`ready` of each class) fill `count` places, or all the
+/// targets if they are fewer, counting each class's containers up to its own target only.
+fn settled(
+    targets: &HashMap<Preload, usize>,
+    ready: impl Fn(&Preload) -> usize,
+    count: usize,
+) -> bool {
+    let kept: usize = targets.values().sum();
+    let warm: usize = targets
+        .iter()
+        .map(|(class, &target)| ready(class).min(target))
+        .sum();
+    warm >= count.min(kept)
+}
+
 /// How many warm containers of each class to keep: one for each class in recent demand,
 /// busiest first, while the budget lasts; the rest of the budget shared by demand.
 fn targets(
@@ -408,6 +426,22 @@ mod tests {
         // Furthest below as a share of the target: 0 of 1 before 1 of 2.
         let have = |c: &Preload| if *c == Preload::Light { 0 } else { 1 };
         assert_eq!(furthest_below(&targets, have), Some(Preload::Light));
+    }
+
+    #[test]
+    fn a_surplus_of_one_class_does_not_settle_a_pool_missing_another() {
+        // After a full call, demand keeps one full and one light runner; two light ones are
+        // warm and the full one is still starting: not settled, the next full call would
+        // start its own.
+        let targets = HashMap::from([(Preload::Light, 1), (Preload::Full, 1)]);
+        let lights_only = |c: &Preload| if *c == Preload::Light { 2 } else { 0 };
+        assert!(!settled(&targets, lights_only, usize::MAX));
+        assert!(settled(&targets, |_| 1, usize::MAX));
+        // Asking for fewer than the targets: any kept ones will do.
+        assert!(settled(&targets, lights_only, 1));
+        // A class without a target counts for nothing.
+        let full_only = HashMap::from([(Preload::Full, 2)]);
+        assert!(!settled(&full_only, lights_only, usize::MAX));
     }
 
     #[test]

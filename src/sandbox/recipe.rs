@@ -6,31 +6,49 @@ use std::fmt;
 use std::path::Path;
 use std::str::FromStr;
 
+use crate::analysis::Language;
+
 /// What our images are built from besides the embedded recipe.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Recipe {
-    pub suite: Suite,
+    /// The suite of both languages' images; unset: each language's own default
+    /// ([`Suite::default_for`]).
+    pub suite: Option<Suite>,
     /// Debian package names added to the recipe's own list, sorted, without duplicates.
     pub deb_packages: Vec<String>,
 }
 
 /// A Debian release the recipes are known to build on.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Suite {
-    /// Debian 12: Python 3.11, Node.js 18.
-    #[default]
+    /// Debian 12: Python 3.11, Node.js 18 (end of life upstream).
     Bookworm,
-    /// Debian 13: Python 3.13, Node.js 20.
+    /// Debian 13, the stable release: Python 3.13, Node.js 20 (end of life upstream).
     Trixie,
+    /// Debian 14 while it is testing: Python 3.14, Node.js 24. A moving release: its
+    /// packages change between builds, and it has no security team's updates of its own.
+    Forky,
 }
 
 impl Suite {
-    pub const ALL: [Suite; 2] = [Suite::Bookworm, Suite::Trixie];
+    pub const ALL: [Suite; 3] = [Suite::Bookworm, Suite::Trixie, Suite::Forky];
+
+    /// The suite a language's image comes from unless one is chosen: the stable release when
+    /// its interpreter is supported upstream (Python 3.13 on trixie), else the release that
+    /// has a supported one (Node.js 24 on forky; trixie's Node.js 20 reached its end of life
+    /// in April 2026).
+    pub fn default_for(language: Language) -> Suite {
+        match language {
+            Language::Python => Suite::Trixie,
+            Language::JavaScript => Suite::Forky,
+        }
+    }
 
     pub fn as_str(self) -> &'static str {
         match self {
             Suite::Bookworm => "bookworm",
             Suite::Trixie => "trixie",
+            Suite::Forky => "forky",
         }
     }
 }
@@ -49,12 +67,19 @@ impl FromStr for Suite {
             .into_iter()
             .find(|suite| suite.as_str() == s)
             .ok_or_else(|| {
-                format!("unknown Debian suite `{s}`; the recipes build on bookworm and trixie")
+                format!(
+                    "unknown Debian suite `{s}`; the recipes build on bookworm, trixie and forky"
+                )
             })
     }
 }
 
 impl Recipe {
+    /// The suite `language`'s image comes from.
+    pub fn suite(&self, language: Language) -> Suite {
+        self.suite.unwrap_or(Suite::default_for(language))
+    }
+
     /// Reads a `--deb-packages` file: one Debian package name a line, `#` starts a comment.
     /// A name that is not a Debian package name is refused here, naming its line, before
     /// anything is built (the names go to apt as they are).
@@ -135,6 +160,7 @@ mod tests {
     #[test]
     fn suites_parse_by_name() {
         assert_eq!("trixie".parse(), Ok(Suite::Trixie));
+        assert_eq!("forky".parse(), Ok(Suite::Forky));
         assert!("sid".parse::<Suite>().is_err());
     }
 }

@@ -27,12 +27,13 @@ pub fn tight_limits() -> Limits {
     }
 }
 
-/// The images' recipe the suites run on: the default suite, or `SANDBOX_SUITE` (which the
-/// gateway's own command line reads too, so servers the tests start use the same images).
+/// The images' recipe the suites run on: each language's default suite, or `SANDBOX_SUITE`
+/// (which the gateway's own command line reads too, so servers the tests start use the same
+/// images).
 pub fn recipe() -> code_sandbox_mcp::sandbox::Recipe {
     let suite = std::env::var("SANDBOX_SUITE")
-        .map(|s| s.parse().expect("SANDBOX_SUITE names a suite"))
-        .unwrap_or_default();
+        .ok()
+        .map(|s| s.parse().expect("SANDBOX_SUITE names a suite"));
     code_sandbox_mcp::sandbox::Recipe {
         suite,
         ..Default::default()

@@ -107,7 +107,7 @@ impl Distro {
     }
 
     /// Ubuntu (or derived from it), whose own archive is not Debian's: the sandbox images are
-    /// Debian 12, so building them needs a Debian mirror and Debian's archive keys.
+    /// Debian (trixie, forky), so building them needs a Debian mirror and Debian's archive keys.
     pub fn is_ubuntu(&self) -> bool {
         self.id == "ubuntu" || self.like.iter().any(|l| l == "ubuntu")
     }

@@ -77,7 +77,7 @@ pub fn manual_steps(refusal: &Refusal<'_>, backends: &BTreeSet<Backend>, exe: &s
     }
     if matches!(refusal, Refusal::Distribution(_)) {
         line(
-            "The images are Debian 12 systems: --mirror names a Debian mirror (a URL or an apt sources file), and mmdebstrap needs Debian's archive keys.",
+            "The images are Debian systems (trixie, forky): --mirror names a Debian mirror (a URL or an apt sources file), and mmdebstrap needs Debian's archive keys.",
         );
     }
     out

@@ -272,7 +272,7 @@ pub fn plan(
         };
         if host.distro.is_ubuntu() && mirror.is_none() {
             return Err(format!(
-                "the sandbox images are Debian 12 systems, built from Debian's packages, and this host's apt sources are {}'s\n  fix: pass --mirror with a Debian mirror's URL, or an apt sources file that names one, then run setup again",
+                "the sandbox images are Debian systems (trixie, forky), built from Debian's packages, and this host's apt sources are {}'s\n  fix: pass --mirror with a Debian mirror's URL, or an apt sources file that names one, then run setup again",
                 host.distro.name
             ));
         }

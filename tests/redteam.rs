@@ -121,6 +121,8 @@ doctest.testmod()
         "import numpy as np\nprint(np.load.__call__('a.npy', allow_pickle=True))\n",
         // text vectorizers read the files their data names
         "from sklearn.feature_extraction.text import CountVectorizer\nv = CountVectorizer()\nv.set_params(input='filename')\nprint(v.fit(['/etc/passwd']).vocabulary_)\n",
+        // a folded method's limiting argument: count, maxsplit
+        "print(open('/tmp/../etc/passwd'.replace('..', 'ok', 0)).read())\n",
     ];
     const JAVASCRIPT: &[&str] = &[
         // `process` copied, passed, printed, yielded, tagged
@@ -135,6 +137,10 @@ doctest.testmod()
         // links and percent-encoded dots
         "const fs = require('fs');\nfs.promises.symlink('/tmp', 'hop');\n",
         "const fs = require('fs');\nconsole.log(fs.readFileSync(new URL('file:///tmp/%2e%2e/etc/passwd'), 'utf8'));\n",
+        // split's limit keeps that many items
+        "const fs = require('fs');\nconsole.log(fs.readFileSync('/tmp/..#y'.split('#', 1).join('x') + '/etc/passwd', 'utf8'));\n",
+        // replaceAll's `$&` is the match
+        "const fs = require('fs');\nconsole.log(fs.readFileSync('/tmp/./etc/passwd'.replaceAll('.', '$&$&'), 'utf8'));\n",
     ];
     let policy = load("strict").unwrap();
     let mut allowed = Vec::new();

@@ -222,18 +222,22 @@ impl Dialect for Python {
             "strip" => StrMethod::Strip {
                 start: true,
                 end: true,
+                chars: true,
             },
             "lstrip" => StrMethod::Strip {
                 start: true,
                 end: false,
+                chars: true,
             },
             "rstrip" => StrMethod::Strip {
                 start: false,
                 end: true,
+                chars: true,
             },
             "lower" | "casefold" => StrMethod::Lower,
             "upper" => StrMethod::Upper,
             "replace" => StrMethod::Replace,
+            "split" => StrMethod::Split { max_splits: true },
             "joinpath" => StrMethod::JoinPath,
             "resolve" | "absolute" | "as_posix" => StrMethod::Same,
             "expanduser" => StrMethod::ExpandUser,

@@ -121,6 +121,8 @@ doctest.testmod()
         "import numpy as np\nprint(np.load.__call__('a.npy', allow_pickle=True))\n",
         // text vectorizers read the files their data names
         "from sklearn.feature_extraction.text import CountVectorizer\nv = CountVectorizer()\nv.set_params(input='filename')\nprint(v.fit(['/etc/passwd']).vocabulary_)\n",
+        // numpy views with strides numpy never checks: any address
+        "import numpy as np\nfrom numpy.lib.stride_tricks import as_strided\nb = np.zeros(8, np.uint8)\nprint(as_strided(b, (2, 8), (id(print), 1))[1])\n",
         // a folded method's limiting argument: count, maxsplit
         "print(open('/tmp/../etc/passwd'.replace('..', 'ok', 0)).read())\n",
     ];

@@ -123,8 +123,14 @@ doctest.testmod()
         "from sklearn.feature_extraction.text import CountVectorizer\nv = CountVectorizer()\nv.set_params(input='filename')\nprint(v.fit(['/etc/passwd']).vocabulary_)\n",
         // numpy views with strides numpy never checks: any address
         "import numpy as np\nfrom numpy.lib.stride_tricks import as_strided\nb = np.zeros(8, np.uint8)\nprint(as_strided(b, (2, 8), (id(print), 1))[1])\n",
+        // an XSLT stylesheet is a program that writes files
+        "import pandas as pd\npd.read_xml('<r><a>1</a></r>', stylesheet='style.xsl')\n",
         // a folded method's limiting argument: count, maxsplit
         "print(open('/tmp/../etc/passwd'.replace('..', 'ok', 0)).read())\n",
+        // a logging handler's path, rewritten
+        "import logging\nlogging.basicConfig(filename='log.txt')\nh = logging.getLogger().handlers[0]\nh.baseFilename = 'colorsys.py'\n",
+        // a scikit-learn cache unpickles the entries the snippet overwrites
+        "from sklearn.pipeline import Pipeline\nfrom sklearn.linear_model import LinearRegression\nPipeline([('m', LinearRegression())], memory='cache')\n",
     ];
     const JAVASCRIPT: &[&str] = &[
         // `process` copied, passed, printed, yielded, tagged

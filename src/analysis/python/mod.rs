@@ -4,6 +4,7 @@
 
 mod backends;
 mod classes;
+mod deferred_loads;
 mod expressions;
 mod formats;
 mod lower;
@@ -345,15 +346,21 @@ impl Dialect for Python {
                 formats::report_call(e, id);
                 vectorizers::report(e, id);
                 classes::report(e, id);
+                deferred_loads::report(e, id);
             }
             Kind::Assign { .. } => {
                 backends::report(e, id);
                 vectorizers::report(e, id);
             }
-            Kind::Pair { .. } => vectorizers::report(e, id),
+            Kind::Pair { .. } => {
+                vectorizers::report(e, id);
+                deferred_loads::report(e, id);
+            }
+            Kind::Index { .. } => deferred_loads::report(e, id),
             Kind::Attr { .. } => {
                 expressions::report_value(e, id);
                 classes::report(e, id);
+                deferred_loads::report(e, id);
             }
             Kind::Binary { .. } => sizes::report_binary(e, id),
             Kind::Name(sym)

@@ -29,6 +29,9 @@ const CACHE_TAKERS: &[&str] = &[
 /// Functions and methods that run an XSLT stylesheet given as `stylesheet=`.
 const XSLT_RUNNERS: &[&str] = &["read_xml", "to_xml"];
 
+/// The fewest positional arguments before a stylesheet given by position.
+const XSLT_POSITION: usize = 11;
+
 pub fn report(e: &mut Engine, id: NodeId) {
     match e.ir.kind(id) {
         Kind::Call { callee, .. } => report_call(e, id, callee),
@@ -60,7 +63,9 @@ fn report_call(e: &mut Engine, call: NodeId, callee: NodeId) {
     let stylesheet = e
         .keyword_arg(call, "stylesheet")
         .is_some_and(|v| !is_none(e, v));
-    if stylesheet || splatted && XSLT_RUNNERS.contains(&called.as_str()) {
+    // pandas 1.x still takes `stylesheet` by position (12th of `read_xml`, 14th of `to_xml`).
+    let may_hold_stylesheet = splatted || e.positional_args(call).len() > XSLT_POSITION;
+    if stylesheet || may_hold_stylesheet && XSLT_RUNNERS.contains(&called.as_str()) {
         e.dynamic(
             call,
             DynamicKind::CodeEval,

@@ -131,6 +131,8 @@ doctest.testmod()
         "import logging\nlogging.basicConfig(filename='log.txt')\nh = logging.getLogger().handlers[0]\nh.baseFilename = 'colorsys.py'\n",
         // a scikit-learn cache unpickles the entries the snippet overwrites
         "from sklearn.pipeline import Pipeline\nfrom sklearn.linear_model import LinearRegression\nPipeline([('m', LinearRegression())], memory='cache')\n",
+        // a class numpy reads a raw address from
+        "import numpy as np\nclass V:\n    __array_interface__ = {'data': (id(print), False), 'shape': (8,), 'typestr': '|u1'}\nprint(np.asarray(V()))\n",
     ];
     const JAVASCRIPT: &[&str] = &[
         // `process` copied, passed, printed, yielded, tagged

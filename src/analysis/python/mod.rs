@@ -10,6 +10,7 @@ mod formats;
 mod lower;
 mod members;
 mod sizes;
+mod special_definitions;
 pub mod tables;
 #[cfg(test)]
 mod tests;
@@ -347,7 +348,9 @@ impl Dialect for Python {
                 vectorizers::report(e, id);
                 classes::report(e, id);
                 deferred_loads::report(e, id);
+                special_definitions::report(e, id);
             }
+            Kind::Class { .. } => special_definitions::report(e, id),
             Kind::Assign { .. } => {
                 backends::report(e, id);
                 vectorizers::report(e, id);

@@ -121,6 +121,18 @@ doctest.testmod()
         "import numpy as np\nprint(np.load.__call__('a.npy', allow_pickle=True))\n",
         // text vectorizers read the files their data names
         "from sklearn.feature_extraction.text import CountVectorizer\nv = CountVectorizer()\nv.set_params(input='filename')\nprint(v.fit(['/etc/passwd']).vocabulary_)\n",
+        // numpy views with strides numpy never checks: any address
+        "import numpy as np\nfrom numpy.lib.stride_tricks import as_strided\nb = np.zeros(8, np.uint8)\nprint(as_strided(b, (2, 8), (id(print), 1))[1])\n",
+        // an XSLT stylesheet is a program that writes files
+        "import pandas as pd\npd.read_xml('<r><a>1</a></r>', stylesheet='style.xsl')\n",
+        // a folded method's limiting argument: count, maxsplit
+        "print(open('/tmp/../etc/passwd'.replace('..', 'ok', 0)).read())\n",
+        // a logging handler's path, rewritten
+        "import logging\nlogging.basicConfig(filename='log.txt')\nh = logging.getLogger().handlers[0]\nh.baseFilename = 'colorsys.py'\n",
+        // a scikit-learn cache unpickles the entries the snippet overwrites
+        "from sklearn.pipeline import Pipeline\nfrom sklearn.linear_model import LinearRegression\nPipeline([('m', LinearRegression())], memory='cache')\n",
+        // a class numpy reads a raw address from
+        "import numpy as np\nclass V:\n    __array_interface__ = {'data': (id(print), False), 'shape': (8,), 'typestr': '|u1'}\nprint(np.asarray(V()))\n",
     ];
     const JAVASCRIPT: &[&str] = &[
         // `process` copied, passed, printed, yielded, tagged
@@ -135,6 +147,10 @@ doctest.testmod()
         // links and percent-encoded dots
         "const fs = require('fs');\nfs.promises.symlink('/tmp', 'hop');\n",
         "const fs = require('fs');\nconsole.log(fs.readFileSync(new URL('file:///tmp/%2e%2e/etc/passwd'), 'utf8'));\n",
+        // split's limit keeps that many items
+        "const fs = require('fs');\nconsole.log(fs.readFileSync('/tmp/..#y'.split('#', 1).join('x') + '/etc/passwd', 'utf8'));\n",
+        // replaceAll's `$&` is the match
+        "const fs = require('fs');\nconsole.log(fs.readFileSync('/tmp/./etc/passwd'.replaceAll('.', '$&$&'), 'utf8'));\n",
     ];
     let policy = load("strict").unwrap();
     let mut allowed = Vec::new();

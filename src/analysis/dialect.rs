@@ -98,11 +98,23 @@ pub enum StrMethod {
     JoinList,
     Lower,
     Upper,
+    /// `chars`: the method takes the set of characters to strip (Python's `strip(chars)`);
+    /// JavaScript's `trim()` takes none and ignores what it is given.
     Strip {
         start: bool,
         end: bool,
+        chars: bool,
     },
+    /// Python's `s.replace(old, new[, count])`: every occurrence, or the first `count`.
     Replace,
+    /// JavaScript's `s.replaceAll(pattern, replacement)`: a replacement holding `$` is a
+    /// pattern (`$&` is the match, `` $` `` the text before it), not text.
+    ReplaceAll,
+    /// `s.split(sep, n)`, a sequence: `max_splits` when `n` counts the splits made (Python's
+    /// `maxsplit`), else the number of items kept (JavaScript's `limit`).
+    Split {
+        max_splits: bool,
+    },
     /// `.decode(codec)`, `.encode(codec)`: the same text only when the codec passes ASCII
     /// through as it is (`utf-7`, `unicode_escape` or `punycode` do not).
     Recode,

@@ -15,6 +15,7 @@ mod uses;
 
 pub use attributes::report_special;
 pub use calls::is_namespace;
+pub use paths::normalize as normalize_path;
 pub use uses::{Site, report_use};
 
 use super::engine::Engine;

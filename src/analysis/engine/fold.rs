@@ -9,7 +9,7 @@ use std::rc::Rc;
 use super::meaning::Value;
 use super::{Engine, MAX_EXPR_DEPTH, MAX_FOLDED_LEN, Memo};
 use crate::analysis::dialect::{StrFn, StrMethod};
-use crate::analysis::ir::{BinOp, CollectionKind, Kind, NodeId, UnOp};
+use crate::analysis::ir::{BinOp, CollectionKind, Kind, NodeId, Splat, UnOp};
 use crate::analysis::text::{base64_text, hex_text, node_url_path, rot13};
 
 impl<'a> Engine<'a> {
@@ -184,7 +184,6 @@ impl<'a> Engine<'a> {
         let Kind::Call { callee, .. } = ir.kind(id) else {
             return None;
         };
-        let args = self.positional_args(id);
         // Functions first: `codecs.decode(s, 'rot13')` is a call of `codecs.decode`, not
         // the `.decode()` method of a string.
         for m in self.resolve(callee, depth).to_vec() {
@@ -192,6 +191,10 @@ impl<'a> Engine<'a> {
                 continue;
             };
             let Some(function) = self.dialect.string_function(self.paths.text(p)) else {
+                continue;
+            };
+            let (positional, keywords) = function_arguments(function);
+            let Some(args) = self.modeled_args(id, positional, keywords) else {
                 continue;
             };
             if function == StrFn::Recode && !self.ascii_codec(id, args.get(1).copied(), depth) {
@@ -205,10 +208,77 @@ impl<'a> Engine<'a> {
             return None;
         };
         let method = self.dialect.string_method(self.name(name))?;
+        let (positional, keywords) = method_arguments(method);
+        let args = self.modeled_args(id, positional, keywords)?;
         if method == StrMethod::Recode && !self.ascii_codec(id, args.first().copied(), depth) {
             return None;
         }
+        if method == StrMethod::Replace {
+            let count = match (args.get(2), self.keyword_arg(id, "count")) {
+                (Some(_), Some(_)) => return None,
+                (Some(&c), None) | (None, Some(c)) => Some(self.int_value(c, false)?),
+                (None, None) => None,
+            };
+            return self.fold_replace(object, &args, count, depth);
+        }
         self.fold_method(method, object, &args, depth)
+    }
+
+    /// The positional arguments of a call a fold reads, when the call passes nothing the fold
+    /// does not model: no `*`/`**`/`...` argument, at most `positional` positional ones
+    /// (`None`: any number), and only the `keywords` named. A fold that ignored an argument
+    /// (`replace`'s `count`, `split`'s `limit`, `b64decode`'s `altchars`) would state a
+    /// constant the interpreter does not compute.
+    fn modeled_args(
+        &self,
+        call: NodeId,
+        positional: Option<usize>,
+        keywords: &[&str],
+    ) -> Option<Vec<NodeId>> {
+        let Kind::Call { args, .. } = self.ir.kind(call) else {
+            return None;
+        };
+        for &a in self.ir.list(args) {
+            match self.ir.kind(a) {
+                Kind::Arg {
+                    splat: Splat::None,
+                    name: None,
+                    ..
+                } => {}
+                Kind::Arg {
+                    splat: Splat::None,
+                    name: Some(n),
+                    ..
+                } if keywords.contains(&self.name(n)) => {}
+                _ => return None,
+            }
+        }
+        let args = self.positional_args(call);
+        positional
+            .is_none_or(|max| args.len() <= max)
+            .then_some(args)
+    }
+
+    /// `s.replace(old, new, count)`: every occurrence, or only the first `count` (a negative
+    /// count is every one).
+    fn fold_replace(
+        &mut self,
+        object: NodeId,
+        args: &[NodeId],
+        count: Option<i128>,
+        depth: usize,
+    ) -> Option<String> {
+        let (from, to) = (*args.first()?, *args.get(1)?);
+        let s = self.fold(object, depth)?;
+        let from = self.fold(from, depth)?;
+        let to = self.fold(to, depth)?;
+        if from.is_empty() {
+            return None;
+        }
+        Some(match count {
+            Some(n) if n >= 0 => s.replacen(&*from, &to, usize::try_from(n).ok()?),
+            _ => s.replace(&*from, &to),
+        })
     }
 
     /// True when a recoding call's codec (at `positional`, or `encoding=`) is absent or one
@@ -317,8 +387,11 @@ impl<'a> Engine<'a> {
             }
             StrMethod::Lower => ascii(self.fold(object, depth)?).map(|s| s.to_ascii_lowercase()),
             StrMethod::Upper => ascii(self.fold(object, depth)?).map(|s| s.to_ascii_uppercase()),
-            StrMethod::Strip { start, end } => {
+            StrMethod::Strip { start, end, chars } => {
                 let s = self.fold(object, depth)?;
+                if !chars && !args.is_empty() {
+                    return None;
+                }
                 let set: Option<Vec<char>> = match args.first() {
                     Some(a) if !matches!(self.ir.kind(*a), Kind::Const(_)) => {
                         Some(self.fold(*a, depth)?.chars().collect())
@@ -342,13 +415,16 @@ impl<'a> Engine<'a> {
                 }
                 Some(t.to_owned())
             }
-            StrMethod::Replace => {
-                let (from, to) = (*args.first()?, *args.get(1)?);
-                let s = self.fold(object, depth)?;
-                let from = self.fold(from, depth)?;
-                let to = self.fold(to, depth)?;
-                (!from.is_empty()).then(|| s.replace(&*from, &to))
+            StrMethod::Replace => self.fold_replace(object, args, None, depth),
+            StrMethod::ReplaceAll => {
+                // `$&`, `` $` ``, `$'` and `$$` in the replacement are patterns: not folded.
+                let to = self.fold(*args.get(1)?, depth)?;
+                if to.contains('$') {
+                    return None;
+                }
+                self.fold_replace(object, args, None, depth)
             }
+            StrMethod::Split { .. } => None,
             StrMethod::Same | StrMethod::Recode => self.fold(object, depth).map(|s| s.to_string()),
             StrMethod::Concat => {
                 let mut out = self.fold(object, depth)?.to_string();
@@ -411,7 +487,7 @@ impl<'a> Engine<'a> {
         if !is_from {
             return None;
         }
-        let args = self.positional_args(ir.unparen(buffer));
+        let args = self.modeled_args(ir.unparen(buffer), Some(2), &[])?;
         let data = self.fold(*args.first()?, depth)?;
         match args.get(1) {
             None => Some(data.to_string()),
@@ -439,7 +515,6 @@ impl<'a> Engine<'a> {
                 .map(|&item| self.fold(item, depth + 1).map(|s| s.to_string()))
                 .collect(),
             Kind::Call { callee, .. } => {
-                let args = self.positional_args(id);
                 if let Kind::Attr { object, name } = ir.kind(callee) {
                     match self.name(name) {
                         "reverse" => {
@@ -447,18 +522,16 @@ impl<'a> Engine<'a> {
                             items.reverse();
                             return Some(items);
                         }
-                        "split" => {
-                            let s = self.fold(object, depth + 1)?;
-                            let sep = self.fold(*args.first()?, depth + 1)?;
-                            return Some(if sep.is_empty() {
-                                s.chars().map(String::from).collect()
-                            } else {
-                                s.split(&*sep).map(str::to_owned).collect()
-                            });
+                        method => {
+                            if let Some(StrMethod::Split { max_splits }) =
+                                self.dialect.string_method(method)
+                            {
+                                return self.fold_split(id, object, max_splits, depth + 1);
+                            }
                         }
-                        _ => {}
                     }
                 }
+                let args = self.modeled_args(id, None, &[]).unwrap_or_default();
                 let names: Vec<String> = self
                     .resolve(callee, depth + 1)
                     .iter()
@@ -495,6 +568,58 @@ impl<'a> Engine<'a> {
                 .fold(id, depth)
                 .map(|s| s.chars().map(String::from).collect()),
         }
+    }
+
+    /// `s.split(sep, n)` with a constant separator. Python's `n` (`maxsplit`) is the number of
+    /// splits made (all when negative) and an empty separator an error; JavaScript's `limit`
+    /// the number of items kept, and an empty separator splits into UTF-16 units (folded for
+    /// ASCII text only).
+    fn fold_split(
+        &mut self,
+        call: NodeId,
+        object: NodeId,
+        max_splits: bool,
+        depth: usize,
+    ) -> Option<Vec<String>> {
+        let keywords: &[&str] = if max_splits {
+            &["sep", "maxsplit"]
+        } else {
+            &[]
+        };
+        let args = self.modeled_args(call, Some(2), keywords)?;
+        let sep = match (args.first(), self.keyword_arg(call, "sep")) {
+            (Some(&s), None) | (None, Some(s)) => s,
+            _ => return None,
+        };
+        let limit = match (args.get(1), self.keyword_arg(call, "maxsplit")) {
+            (Some(_), Some(_)) => return None,
+            (Some(&n), None) | (None, Some(n)) => Some(self.int_value(n, false)?),
+            (None, None) => None,
+        };
+        let s = self.fold(object, depth)?;
+        let sep = self.fold(sep, depth)?;
+        let mut items: Vec<String> = if sep.is_empty() {
+            if max_splits || !s.is_ascii() {
+                return None;
+            }
+            s.chars().map(String::from).collect()
+        } else {
+            match limit {
+                Some(n) if max_splits && n >= 0 => {
+                    let pieces = usize::try_from(n).ok()?.checked_add(1)?;
+                    s.splitn(pieces, &*sep).map(str::to_owned).collect()
+                }
+                _ => s.split(&*sep).map(str::to_owned).collect(),
+            }
+        };
+        if let Some(n) = limit
+            && !max_splits
+        {
+            // `limit` is taken modulo 2^32 (`-1` keeps everything).
+            let kept = usize::try_from(n.rem_euclid(1 << 32)).ok()?;
+            items.truncate(kept);
+        }
+        Some(items)
     }
 
     /// An integer constant: literals, `int(...)`, names bound to integers, combined with
@@ -545,7 +670,7 @@ impl<'a> Engine<'a> {
             }
             Kind::Call { callee, .. } => {
                 // `int(1e10)`
-                let args = self.positional_args(id);
+                let args = self.modeled_args(id, Some(1), &[])?;
                 let is_int = matches!(ir.kind(callee), Kind::Name(s) if self.name(s) == "int");
                 match args.as_slice() {
                     [value] if is_int => self.int_at(*value, largest, depth + 1),
@@ -553,6 +678,41 @@ impl<'a> Engine<'a> {
                 }
             }
             _ => None,
+        }
+    }
+}
+
+/// The positional arguments (`None`: any number) and keywords a fold of `function` models.
+fn function_arguments(function: StrFn) -> (Option<usize>, &'static [&'static str]) {
+    match function {
+        StrFn::Recode => (Some(3), &["encoding", "errors"]),
+        StrFn::Codec { .. } => (Some(3), &["errors"]),
+        StrFn::Chr { all: true } | StrFn::PathJoin | StrFn::PathResolve => (None, &[]),
+        StrFn::Url => (Some(2), &[]),
+        StrFn::Same
+        | StrFn::Chr { all: false }
+        | StrFn::Base64
+        | StrFn::Hex
+        | StrFn::ExpandUser
+        | StrFn::Unescape => (Some(1), &[]),
+    }
+}
+
+/// The positional arguments (`None`: any number) and keywords a fold of `method` models.
+fn method_arguments(method: StrMethod) -> (Option<usize>, &'static [&'static str]) {
+    match method {
+        StrMethod::Concat | StrMethod::JoinPath => (None, &[]),
+        StrMethod::Recode => (Some(2), &["encoding", "errors"]),
+        StrMethod::Replace => (Some(3), &["count"]),
+        StrMethod::ReplaceAll | StrMethod::Split { .. } => (Some(2), &[]),
+        StrMethod::JoinOnSeparator
+        | StrMethod::JoinList
+        | StrMethod::Strip { .. }
+        | StrMethod::BufferToString
+        | StrMethod::WithSuffix
+        | StrMethod::WithName => (Some(1), &[]),
+        StrMethod::Lower | StrMethod::Upper | StrMethod::Same | StrMethod::ExpandUser => {
+            (Some(0), &[])
         }
     }
 }

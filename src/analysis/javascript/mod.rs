@@ -294,19 +294,23 @@ impl Dialect for JavaScript {
             "trim" => StrMethod::Strip {
                 start: true,
                 end: true,
+                chars: false,
             },
             "trimStart" | "trimLeft" => StrMethod::Strip {
                 start: true,
                 end: false,
+                chars: false,
             },
             "trimEnd" | "trimRight" => StrMethod::Strip {
                 start: false,
                 end: true,
+                chars: false,
             },
             "valueOf" => StrMethod::Same,
             "concat" => StrMethod::Concat,
             "toString" => StrMethod::BufferToString,
-            "replaceAll" => StrMethod::Replace,
+            "replaceAll" => StrMethod::ReplaceAll,
+            "split" => StrMethod::Split { max_splits: false },
             _ => return None,
         })
     }

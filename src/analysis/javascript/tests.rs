@@ -187,3 +187,35 @@ fn recursive_returns_are_followed_once() {
     let tainted = "function f(o, k, n) { if (n) return f(o, k, n - 1); return o[k]; }\nf(() => 1, process.argv[2], 3)('return 1')();\n";
     assert!(dynamic(tainted).contains(&DynamicKind::ComputedMember));
 }
+
+/// The path `fs.readFileSync(...)` is judged to open: `Some(None)` when it does not fold.
+fn opened(expression: &str) -> Option<Option<String>> {
+    let code = format!("const fs = require('fs');\nfs.readFileSync({expression});\n");
+    facts(&code).into_iter().find_map(|f| match f {
+        FactKind::Path { path, .. } => Some(path),
+        _ => None,
+    })
+}
+
+#[test]
+fn limiting_arguments_fold_as_node_computes_them() {
+    // Expected values are Node's own results.
+    for (expression, expected) in [
+        ("'a#b#c'.split('#', 1).join('x')", Some("a")),
+        ("'a#b#c'.split('#', -1).join('x')", Some("axbxc")),
+        ("'a#b#c'.split('#', 2).join('x')", Some("axb")),
+        ("'a-b'.replaceAll('-', '_')", Some("a_b")),
+        // patterns and ignored arguments: unknown, never a guess
+        ("'a.b'.replaceAll('.', '$&$&')", None),
+        ("'a.b'.replaceAll('.', \"$'\")", None),
+        ("'xax'.trim('x')", None),
+        ("Buffer.from('xxa').toString('utf8', 2)", None),
+        ("'A'.toLocaleLowerCase('tr')", None),
+    ] {
+        assert_eq!(
+            opened(expression),
+            Some(expected.map(str::to_owned)),
+            "{expression}"
+        );
+    }
+}

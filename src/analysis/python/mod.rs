@@ -4,11 +4,13 @@
 
 mod backends;
 mod classes;
+mod deferred_loads;
 mod expressions;
 mod formats;
 mod lower;
 mod members;
 mod sizes;
+mod special_definitions;
 pub mod tables;
 #[cfg(test)]
 mod tests;
@@ -222,18 +224,22 @@ impl Dialect for Python {
             "strip" => StrMethod::Strip {
                 start: true,
                 end: true,
+                chars: true,
             },
             "lstrip" => StrMethod::Strip {
                 start: true,
                 end: false,
+                chars: true,
             },
             "rstrip" => StrMethod::Strip {
                 start: false,
                 end: true,
+                chars: true,
             },
             "lower" | "casefold" => StrMethod::Lower,
             "upper" => StrMethod::Upper,
             "replace" => StrMethod::Replace,
+            "split" => StrMethod::Split { max_splits: true },
             "joinpath" => StrMethod::JoinPath,
             "resolve" | "absolute" | "as_posix" => StrMethod::Same,
             "expanduser" => StrMethod::ExpandUser,
@@ -341,15 +347,23 @@ impl Dialect for Python {
                 formats::report_call(e, id);
                 vectorizers::report(e, id);
                 classes::report(e, id);
+                deferred_loads::report(e, id);
+                special_definitions::report(e, id);
             }
+            Kind::Class { .. } => special_definitions::report(e, id),
             Kind::Assign { .. } => {
                 backends::report(e, id);
                 vectorizers::report(e, id);
             }
-            Kind::Pair { .. } => vectorizers::report(e, id),
+            Kind::Pair { .. } => {
+                vectorizers::report(e, id);
+                deferred_loads::report(e, id);
+            }
+            Kind::Index { .. } => deferred_loads::report(e, id),
             Kind::Attr { .. } => {
                 expressions::report_value(e, id);
                 classes::report(e, id);
+                deferred_loads::report(e, id);
             }
             Kind::Binary { .. } => sizes::report_binary(e, id),
             Kind::Name(sym)

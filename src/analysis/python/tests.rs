@@ -219,3 +219,45 @@ fn huge_allocations_are_seen_through() {
         );
     }
 }
+
+/// The path `open(...)` is judged to open: `Some(None)` when it does not fold.
+fn opened(code: &str) -> Option<Option<String>> {
+    analyze(Language::Python, code.as_bytes())
+        .facts
+        .into_iter()
+        .find_map(|f| match f.kind {
+            FactKind::Path { path, .. } => Some(path),
+            _ => None,
+        })
+}
+
+#[test]
+fn limiting_arguments_fold_as_python_computes_them() {
+    // Expected values are Python's own results.
+    for (expression, expected) in [
+        (r#""a-b-c".replace("-", "_", 1)"#, Some("a_b-c")),
+        (r#""a-b-c".replace("-", "_", 0)"#, Some("a-b-c")),
+        (r#""a-b-c".replace("-", "_", -1)"#, Some("a_b_c")),
+        (r#""a-b-c".replace("-", "_", count=1)"#, Some("a_b-c")),
+        (r#""_".join("a.b.c".split(".", 1))"#, Some("a_b.c")),
+        (r#""_".join("a.b.c".split(".", maxsplit=0))"#, Some("a.b.c")),
+        (
+            r#""_".join("a.b.c".split(sep=".", maxsplit=-1))"#,
+            Some("a_b_c"),
+        ),
+        // arguments a fold does not model: unknown, never a guess
+        (r#""a-b".replace("-", "_", False)"#, None),
+        (r#""a-b".replace("-", *["_", 0])"#, None),
+        (r#""_".join("a.b".split(".", 1, 2))"#, None),
+        (r#""_".join("a.b".split(""))"#, None),
+        (r#""xa".strip(*["x"])"#, None),
+        (r#""a".lower(1)"#, None),
+    ] {
+        let code = format!("open({expression})\n");
+        assert_eq!(
+            opened(&code),
+            Some(expected.map(str::to_owned)),
+            "{expression}"
+        );
+    }
+}

@@ -188,6 +188,20 @@ fn recursive_returns_are_followed_once() {
     assert!(dynamic(tainted).contains(&DynamicKind::ComputedMember));
 }
 
+#[test]
+fn a_recursive_call_stands_for_everything_its_function_returns() {
+    // `b` returns what `a` returns, which is `process` only by way of `b` itself: the
+    // recursive call's learned meanings carry it back.
+    let code = "function a(n) { if (n) return b(n - 1); return process; }\nfunction b(n) { const q = a(n); return q; }\nb(3).binding('spawn_sync');\n";
+    let found = facts(code);
+    assert!(
+        found
+            .iter()
+            .any(|f| matches!(f, FactKind::Use { name, .. } if name == "process.binding")),
+        "{found:?}"
+    );
+}
+
 /// The paths a snippet's file calls open, `None` where unknown.
 fn paths(code: &str) -> Vec<Option<String>> {
     facts(code)

@@ -219,3 +219,14 @@ fn huge_allocations_are_seen_through() {
         );
     }
 }
+
+#[test]
+fn a_recursive_call_stands_for_everything_its_function_returns() {
+    // `b` returns what `a` returns, which is `os` only by way of `b` itself.
+    let code = "def a(n):\n    if n:\n        return b(n - 1)\n    return __import__('os')\ndef b(n):\n    q = a(n)\n    return q\nb(3).system('id')\n";
+    assert!(
+        uses(code).iter().any(|u| u == "os.system"),
+        "{:?}",
+        uses(code)
+    );
+}

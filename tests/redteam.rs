@@ -151,6 +151,33 @@ doctest.testmod()
     assert!(allowed.is_empty(), "strict allows:\n{}", allowed.join("\n"));
 }
 
+/// The fourth pass's classes against the allowlist: one representative of each, denied by
+/// strict on its own (`policies/fixtures/strict/redteam4.*` hold more, with benign shapes).
+#[test]
+fn strict_denies_the_fourth_pass_classes() {
+    const PYTHON: &[&str] = &[
+        // path parts given with `*`
+        "import os\nparts = ['..', 'etc', 'passwd']\nprint(open(os.path.join('/tmp', *parts)).read())\n",
+    ];
+    const JAVASCRIPT: &[&str] = &[
+        // path parts given with `...`
+        "const fs = require('fs');\nconst path = require('path');\nconsole.log(fs.readFileSync(path.join('/tmp', ...['..', 'etc', 'passwd']), 'utf8'));\n",
+    ];
+    let policy = load("strict").unwrap();
+    let mut allowed = Vec::new();
+    for (language, snippets) in [
+        (Language::Python, PYTHON),
+        (Language::JavaScript, JAVASCRIPT),
+    ] {
+        for code in snippets {
+            if policy.judge(&analyze(language, code.as_bytes())).verdict != Verdict::Deny {
+                allowed.push(*code);
+            }
+        }
+    }
+    assert!(allowed.is_empty(), "strict allows:\n{}", allowed.join("\n"));
+}
+
 // --- Evasions the analyzer misses (strict allows them): the container holds.
 
 on_every_backend! {

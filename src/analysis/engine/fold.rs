@@ -9,7 +9,7 @@ use std::rc::Rc;
 use super::meaning::Value;
 use super::{Engine, MAX_EXPR_DEPTH, MAX_FOLDED_LEN, Memo};
 use crate::analysis::dialect::{StrFn, StrMethod};
-use crate::analysis::ir::{BinOp, CollectionKind, Kind, NodeId, UnOp};
+use crate::analysis::ir::{BinOp, CollectionKind, Kind, NodeId, Splat, UnOp};
 use crate::analysis::text::{base64_text, hex_text, node_url_path, rot13};
 
 impl<'a> Engine<'a> {
@@ -184,7 +184,7 @@ impl<'a> Engine<'a> {
         let Kind::Call { callee, .. } = ir.kind(id) else {
             return None;
         };
-        let args = self.positional_args(id);
+        let args = self.folded_args(id, depth)?;
         // Functions first: `codecs.decode(s, 'rot13')` is a call of `codecs.decode`, not
         // the `.decode()` method of a string.
         for m in self.resolve(callee, depth).to_vec() {
@@ -209,6 +209,174 @@ impl<'a> Engine<'a> {
             return None;
         }
         self.fold_method(method, object, &args, depth)
+    }
+
+    /// A call's positional arguments as the function receives them: a spread or starred
+    /// argument gives its items when it is a sequence of constants the folder knows
+    /// (`join('out', *['a', 'b'])`), and otherwise leaves the call unfolded (`None`): the
+    /// items it passes are arguments like any other, never to be skipped.
+    fn folded_args(&mut self, call: NodeId, depth: usize) -> Option<Vec<NodeId>> {
+        let ir = self.ir;
+        let Kind::Call { args, .. } = ir.kind(call) else {
+            return None;
+        };
+        let mut out = Vec::new();
+        for &a in ir.list(args) {
+            match ir.kind(a) {
+                Kind::Arg {
+                    name: None,
+                    value,
+                    splat: Splat::None,
+                } => out.push(value),
+                Kind::Arg {
+                    name: None,
+                    value,
+                    splat: Splat::Positional,
+                } => {
+                    for item in self.unchanged_items(value, 0)? {
+                        self.fold(item, depth + 1)?;
+                        out.push(item);
+                    }
+                }
+                Kind::Arg { name: Some(_), .. } => {}
+                _ => return None,
+            }
+        }
+        Some(out)
+    }
+
+    /// The items of a sequence nothing changes: a literal list or tuple, a name bound once to
+    /// one and only ever read (`*parts`, `parts[1]`, `parts[:-1]`, `parts.slice(1)`,
+    /// `len(parts)`), or a slice of such a sequence by constant bounds.
+    fn unchanged_items(&mut self, value: NodeId, depth: usize) -> Option<Vec<NodeId>> {
+        if depth > 8 {
+            return None;
+        }
+        let ir = self.ir;
+        let value = ir.unparen(value);
+        match ir.kind(value) {
+            Kind::Collection {
+                kind: CollectionKind::List | CollectionKind::Tuple,
+                items,
+            } => {
+                let items = ir.list(items);
+                (!items
+                    .iter()
+                    .any(|&i| matches!(ir.kind(i), Kind::Spread(_) | Kind::Arg { .. })))
+                .then(|| items.to_vec())
+            }
+            Kind::Name(sym) => {
+                let scope = *self
+                    .scopes
+                    .lookup(sym, self.scopes.scope_of(value), self.dialect.declaring())
+                    .scopes
+                    .first()?;
+                let [bind] = self.binds_of(scope, sym)[..] else {
+                    return None;
+                };
+                let source = match ir.kind(ir.parent(bind)?) {
+                    Kind::Decl {
+                        target,
+                        value: Some(v),
+                        ..
+                    } if target == bind => v,
+                    Kind::Assign { targets, value } if ir.list(targets) == [bind] => value,
+                    _ => return None,
+                };
+                if !matches!(ir.kind(ir.unparen(source)), Kind::Collection { .. })
+                    || !self.only_read(sym, scope)
+                {
+                    return None;
+                }
+                self.unchanged_items(source, depth + 1)
+            }
+            Kind::Index { object, key } => {
+                let Kind::Slice {
+                    start,
+                    stop,
+                    step: None,
+                } = ir.kind(key)
+                else {
+                    return None;
+                };
+                let items = self.unchanged_items(object, depth + 1)?;
+                let (start, stop) = (self.bound(start)?, self.bound(stop)?);
+                Some(slice_of(&items, start, stop))
+            }
+            Kind::Call { callee, .. } => {
+                let Kind::Attr { object, name } = ir.kind(callee) else {
+                    return None;
+                };
+                if self.name(name) != "slice" || !self.dialect.index_reads_member() {
+                    return None;
+                }
+                let args = self.positional_args(value);
+                if self.splatted(value) || args.len() > 2 {
+                    return None;
+                }
+                let items = self.unchanged_items(object, depth + 1)?;
+                let start = self.bound(args.first().copied())?;
+                let stop = self.bound(args.get(1).copied())?;
+                Some(slice_of(&items, start, stop))
+            }
+            _ => None,
+        }
+    }
+
+    /// A slice bound: absent, or a constant integer.
+    fn bound(&mut self, bound: Option<NodeId>) -> Option<Option<i128>> {
+        match bound {
+            None => Some(None),
+            Some(b) => self.int_value(b, false).map(Some),
+        }
+    }
+
+    /// True when every use of the name (bound in `scope`) only reads the sequence it holds.
+    fn only_read(&mut self, sym: crate::analysis::ir::Sym, scope: super::scopes::ScopeId) -> bool {
+        let ir = self.ir;
+        for id in 0..ir.nodes.len() as NodeId {
+            let Kind::Name(s) = ir.kind(id) else {
+                continue;
+            };
+            if s != sym
+                || !self
+                    .scopes
+                    .lookup(s, self.scopes.scope_of(id), self.dialect.declaring())
+                    .scopes
+                    .contains(&scope)
+            {
+                continue;
+            }
+            let Some((parent, child)) = ir.context(id) else {
+                return false;
+            };
+            let reads = match ir.kind(parent) {
+                Kind::Arg {
+                    splat: Splat::Positional,
+                    ..
+                } => true,
+                Kind::Index { object, key } if object == child => {
+                    !is_written(ir, parent)
+                        && matches!(ir.kind(key), Kind::Slice { .. } | Kind::Int(_))
+                }
+                Kind::Attr { object, name } if object == child => {
+                    matches!(self.name(name), "slice" | "length") && !is_written(ir, parent)
+                }
+                Kind::Arg {
+                    splat: Splat::None,
+                    name: None,
+                    ..
+                } => ir.parent(parent).is_some_and(|call| {
+                    matches!(ir.kind(call), Kind::Call { callee, .. }
+                        if matches!(ir.kind(callee), Kind::Name(f) if self.name(f) == "len"))
+                }),
+                _ => false,
+            };
+            if !reads {
+                return false;
+            }
+        }
+        true
     }
 
     /// True when a recoding call's codec (at `positional`, or `encoding=`) is absent or one
@@ -650,5 +818,44 @@ mod tests {
         assert_eq!(combine_ints(BinOp::Shl, 1, 40), Some(1 << 40));
         assert_eq!(combine_ints(BinOp::Shl, 1, 1 << 40), Some(i128::MAX));
         assert_eq!(combine_ints(BinOp::Shl, 1, 127), Some(i128::MAX));
+    }
+}
+
+/// `items[start:stop]`, with Python's and JavaScript's reading of negative and absent bounds.
+fn slice_of(items: &[NodeId], start: Option<i128>, stop: Option<i128>) -> Vec<NodeId> {
+    let len = items.len() as i128;
+    let at = |b: i128| (if b < 0 { len + b } else { b }).clamp(0, len) as usize;
+    let (from, to) = (start.map_or(0, at), stop.map_or(items.len(), at));
+    if from >= to {
+        return Vec::new();
+    }
+    items[from..to].to_vec()
+}
+
+/// True when the node is written: an assignment's (or a deletion's, or a loop's) target, or
+/// the object of one.
+fn is_written(ir: &crate::analysis::ir::Ir, mut id: NodeId) -> bool {
+    loop {
+        let Some(parent) = ir.parent(id) else {
+            return false;
+        };
+        match ir.kind(parent) {
+            Kind::Assign { targets, .. } | Kind::Delete { targets } => {
+                return ir.list(targets).contains(&id);
+            }
+            Kind::AugAssign { target, .. }
+            | Kind::For { target, .. }
+            | Kind::CompFor { target, .. }
+            | Kind::WithItem {
+                target: Some(target),
+                ..
+            } => return target == id,
+            // `delete a[0]` (and any operator but arithmetic, to be safe).
+            Kind::Unary {
+                op: UnOp::Other, ..
+            } => return true,
+            Kind::Attr { object, .. } | Kind::Index { object, .. } if object == id => id = parent,
+            _ => return false,
+        }
     }
 }

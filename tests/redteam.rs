@@ -158,10 +158,15 @@ fn strict_denies_the_fourth_pass_classes() {
     const PYTHON: &[&str] = &[
         // path parts given with `*`
         "import os\nparts = ['..', 'etc', 'passwd']\nprint(open(os.path.join('/tmp', *parts)).read())\n",
+        // a module's member replaced before the folder trusts it
+        "import os\nos.sep = '/../'\nprint(open(os.sep.join(['/tmp', 'etc/passwd'])).read())\n",
     ];
     const JAVASCRIPT: &[&str] = &[
         // path parts given with `...`
         "const fs = require('fs');\nconst path = require('path');\nconsole.log(fs.readFileSync(path.join('/tmp', ...['..', 'etc', 'passwd']), 'utf8'));\n",
+        // a builtin's member replaced before the folder trusts it
+        "const fs = require('fs');\nArray.prototype.join = function () { return '/tmp/../etc/passwd'; };\nconsole.log(fs.readFileSync(['data', 'csv'].join('.'), 'utf8'));\n",
+        "const fs = require('fs');\nconst path = require('path');\nprocess.cwd = () => '/tmp/../etc';\nconsole.log(fs.readFileSync(path.resolve('passwd'), 'utf8'));\n",
     ];
     let policy = load("strict").unwrap();
     let mut allowed = Vec::new();

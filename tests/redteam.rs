@@ -160,6 +160,8 @@ fn strict_denies_the_fourth_pass_classes() {
         "import os\nparts = ['..', 'etc', 'passwd']\nprint(open(os.path.join('/tmp', *parts)).read())\n",
         // a module's member replaced before the folder trusts it
         "import os\nos.sep = '/../'\nprint(open(os.sep.join(['/tmp', 'etc/passwd'])).read())\n",
+        // the snippet's globals imported from its own module
+        "import os\nfrom __main__ import __dict__ as g\ng['os'].system('id')\n",
     ];
     const JAVASCRIPT: &[&str] = &[
         // path parts given with `...`

@@ -408,6 +408,12 @@ impl<'a> Engine<'a> {
         match m.value {
             // Whatever it was, its members are not known either.
             Value::TooMany => vec![m],
+            // `from __main__ import __dict__`: the snippet's globals, as `globals()` is.
+            Value::Module(p)
+                if self.dialect.is_own_module(self.paths.text(p)) && name == "__dict__" =>
+            {
+                vec![Meaning::of(Value::Namespace(Namespace::Globals))]
+            }
             // `import __main__; __main__.x`, `from __main__ import x`: the snippet's own global.
             Value::Module(p) if self.dialect.is_own_module(self.paths.text(p)) => {
                 self.module_level_name(name)

@@ -162,6 +162,8 @@ fn strict_denies_the_fourth_pass_classes() {
         "import os\nos.sep = '/../'\nprint(open(os.sep.join(['/tmp', 'etc/passwd'])).read())\n",
         // the snippet's globals imported from its own module
         "import os\nfrom __main__ import __dict__ as g\ng['os'].system('id')\n",
+        // the working directory moved out of the work dir
+        "import contextlib\nwith contextlib.chdir('/tmp/../etc'):\n    print(open('passwd').read())\n",
     ];
     const JAVASCRIPT: &[&str] = &[
         // path parts given with `...`

@@ -164,6 +164,8 @@ fn strict_denies_the_fourth_pass_classes() {
         "import os\nfrom __main__ import __dict__ as g\ng['os'].system('id')\n",
         // the working directory moved out of the work dir
         "import contextlib\nwith contextlib.chdir('/tmp/../etc'):\n    print(open('passwd').read())\n",
+        // a file object reopened by its `__init__`
+        "open('d.txt', 'w').write('x')\nf = open('d.txt', 'rb', buffering=0)\nf.__init__('//etc/passwd')\nprint(f.read().decode())\n",
     ];
     const JAVASCRIPT: &[&str] = &[
         // path parts given with `...`

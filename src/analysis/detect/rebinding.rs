@@ -64,6 +64,13 @@ fn library_owner(e: &mut Engine, object: NodeId, target: NodeId) -> Option<Strin
             Value::Name(p) => {
                 let owner = e.paths.text(p).to_owned();
                 let root = owner.split('.').next().unwrap_or(&owner);
+                // A name no module or builtin defines (an earlier cell's variable) is data.
+                let library = e.paths.module_len(p) > 0
+                    || e.dialect.is_builtin(root)
+                    || e.dialect.is_tracked_name(root);
+                if !library {
+                    return None;
+                }
                 let modelled = member.as_deref().is_none_or(|member| {
                     let full = format!("{owner}.{member}");
                     e.dialect.is_tracked_name(root)

@@ -8,6 +8,7 @@ mod expressions;
 mod formats;
 mod lower;
 mod members;
+mod reinit;
 mod sizes;
 pub mod tables;
 #[cfg(test)]
@@ -350,7 +351,9 @@ impl Dialect for Python {
             Kind::Attr { .. } => {
                 expressions::report_value(e, id);
                 classes::report(e, id);
+                reinit::report(e, id);
             }
+            Kind::Str { .. } => reinit::report(e, id),
             Kind::Binary { .. } => sizes::report_binary(e, id),
             Kind::Name(sym)
                 if e.name(sym) == "__builtins__" && super::detect::is_maximal(e, id) =>

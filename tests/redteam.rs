@@ -166,6 +166,8 @@ fn strict_denies_the_fourth_pass_classes() {
         "import contextlib\nwith contextlib.chdir('/tmp/../etc'):\n    print(open('passwd').read())\n",
         // a file object reopened by its `__init__`
         "open('d.txt', 'w').write('x')\nf = open('d.txt', 'rb', buffering=0)\nf.__init__('//etc/passwd')\nprint(f.read().decode())\n",
+        // a field type given as text to typing's functional forms
+        "import typing\nRow = typing.TypedDict('Row', x=\"__import__('os').system('id')\")\ntyping.get_type_hints(Row)\n",
     ];
     const JAVASCRIPT: &[&str] = &[
         // path parts given with `...`

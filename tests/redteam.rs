@@ -305,6 +305,35 @@ on_every_backend! {
     }
 }
 
+on_every_backend! {
+    /// Path parts given with `*` or `...`, and a builtin replaced before the folder trusts it
+    /// (the fourth pass's path classes): strict denies them; run anyway, a path they build
+    /// outside the work dir meets a read-only root.
+    async fn payload_paths_built_past_the_folder_meet_a_read_only_root(backend) {
+        let python = "import os\ntry:\n    open(os.path.join('/tmp', *['..', 'etc', 'rt4_star']), 'w').write('x')\n    print('wrote')\nexcept OSError as e:\n    print('denied', e.errno)\n";
+        assert_strict_denies(Language::Python, python);
+        // A read-only root is EROFS, or EACCES under gVisor.
+        let e = backend.run_py(python).await;
+        assert!(e.stdout.starts_with("denied ") && !e.stdout.contains("wrote"), "{e:?}");
+        let javascript = "const fs = require('fs');\nconst path = require('path');\nArray.prototype.join = function () { return '/tmp/../etc/rt4_join'; };\nfor (const p of [path.join('/tmp', ...['..', 'etc', 'rt4_spread']), ['data', 'csv'].join('.')]) {\n  try { fs.writeFileSync(p, 'x'); console.log('wrote'); } catch (e) { console.log('denied', e.code); }\n}\n";
+        assert_strict_denies(Language::JavaScript, javascript);
+        let e = backend.run_js(javascript).await;
+        assert_eq!(e.stdout.matches("denied E").count(), 2, "{e:?}");
+        assert!(!e.stdout.contains("wrote"), "{e:?}");
+    }
+}
+
+on_every_backend! {
+    /// A file object reopened by its `__init__` on another path: strict denies it; run anyway,
+    /// reopening it for writing outside the work dir meets a read-only root.
+    async fn payload_file_reopened_by_init_meets_a_read_only_root(backend) {
+        let code = "f = open('rt4.bin', 'wb', buffering=0)\ntry:\n    f.__init__('/etc/rt4_init', 'w')\n    print('wrote')\nexcept OSError as e:\n    print('denied', e.errno)\n";
+        assert_strict_denies(Language::Python, code);
+        let e = backend.run_py(code).await;
+        assert!(e.stdout.starts_with("denied ") && !e.stdout.contains("wrote"), "{e:?}");
+    }
+}
+
 // --- Payloads run directly in the sandbox, bypassing the policy. The first three were
 // analyzer misses, caught since (their snippets are in the red-team fixture): the container
 // still holds when they are run directly.

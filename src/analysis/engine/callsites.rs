@@ -142,13 +142,13 @@ impl<'a> Engine<'a> {
                 Kind::Name(s) | Kind::Bind(s) if call_stack.contains(&self.name(s)) => {
                     return None;
                 }
-                Kind::Index { key, .. } if !call_stack.is_empty() => {
-                    if self
-                        .fold_key(key, 0)
-                        .is_some_and(|k| *k == *name || call_stack.contains(&&*k))
-                    {
-                        return None;
-                    }
+                Kind::Index { key, .. }
+                    if !call_stack.is_empty()
+                        && self
+                            .fold_key(key, 0)
+                            .is_some_and(|k| *k == *name || call_stack.contains(&&*k)) =>
+                {
+                    return None;
                 }
                 Kind::Name(s) if s == sym => {
                     let lookup =

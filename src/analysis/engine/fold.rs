@@ -802,25 +802,6 @@ fn expand_user(path: &str) -> Option<String> {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn ints_saturate() {
-        assert_eq!(combine_ints(BinOp::Pow, 10, 10_000), Some(i128::MAX));
-        assert_eq!(combine_ints(BinOp::Pow, 10, 1 << 40), Some(i128::MAX));
-        assert_eq!(
-            combine_ints(BinOp::Pow, -10, (1 << 40) + 1),
-            Some(i128::MIN)
-        );
-        assert_eq!(combine_ints(BinOp::Pow, 1, 1 << 40), Some(1));
-        assert_eq!(combine_ints(BinOp::Shl, 1, 40), Some(1 << 40));
-        assert_eq!(combine_ints(BinOp::Shl, 1, 1 << 40), Some(i128::MAX));
-        assert_eq!(combine_ints(BinOp::Shl, 1, 127), Some(i128::MAX));
-    }
-}
-
 /// `items[start:stop]`, with Python's and JavaScript's reading of negative and absent bounds.
 fn slice_of(items: &[NodeId], start: Option<i128>, stop: Option<i128>) -> Vec<NodeId> {
     let len = items.len() as i128;
@@ -857,5 +838,24 @@ fn is_written(ir: &crate::analysis::ir::Ir, mut id: NodeId) -> bool {
             Kind::Attr { object, .. } | Kind::Index { object, .. } if object == id => id = parent,
             _ => return false,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ints_saturate() {
+        assert_eq!(combine_ints(BinOp::Pow, 10, 10_000), Some(i128::MAX));
+        assert_eq!(combine_ints(BinOp::Pow, 10, 1 << 40), Some(i128::MAX));
+        assert_eq!(
+            combine_ints(BinOp::Pow, -10, (1 << 40) + 1),
+            Some(i128::MIN)
+        );
+        assert_eq!(combine_ints(BinOp::Pow, 1, 1 << 40), Some(1));
+        assert_eq!(combine_ints(BinOp::Shl, 1, 40), Some(1 << 40));
+        assert_eq!(combine_ints(BinOp::Shl, 1, 1 << 40), Some(i128::MAX));
+        assert_eq!(combine_ints(BinOp::Shl, 1, 127), Some(i128::MAX));
     }
 }

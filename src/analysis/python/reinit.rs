@@ -16,19 +16,18 @@ const REMAKERS: &[&str] = &["__init__", "__new__"];
 
 pub fn report(e: &mut Engine, id: NodeId) {
     match e.ir.kind(id) {
-        Kind::Attr { object, name } if REMAKERS.contains(&e.name(name)) => {
-            if !is_own_initialization(e, id, object) {
-                e.dynamic(
-                    id,
-                    DynamicKind::UntrackedValue,
-                    format!(
-                        "`.{}` on an object the snippet did not define remakes it (a file \
-                         reopened on another path); only a class of the snippet may call its \
-                         base's",
-                        e.name(name)
-                    ),
-                );
-            }
+        Kind::Attr { object, name }
+            if REMAKERS.contains(&e.name(name)) && !is_own_initialization(e, id, object) =>
+        {
+            e.dynamic(
+                id,
+                DynamicKind::UntrackedValue,
+                format!(
+                    "`.{}` on an object the snippet did not define remakes it (a file reopened \
+                     on another path); only a class of the snippet may call its base's",
+                    e.name(name)
+                ),
+            );
         }
         // `methodcaller("__init__", p)`, `getattr(f, "__init__")`.
         Kind::Str { name: false, .. }

@@ -175,6 +175,10 @@ fn strict_denies_the_fourth_pass_classes() {
         // a builtin's member replaced before the folder trusts it
         "const fs = require('fs');\nArray.prototype.join = function () { return '/tmp/../etc/passwd'; };\nconsole.log(fs.readFileSync(['data', 'csv'].join('.'), 'utf8'));\n",
         "const fs = require('fs');\nconst path = require('path');\nprocess.cwd = () => '/tmp/../etc';\nconsole.log(fs.readFileSync(path.resolve('passwd'), 'utf8'));\n",
+        // an object whose prototype is a function: its computed keys reach `Function`
+        "const o = { __proto__: () => 1 };\no[process.argv[2]]('return process')().exit(3);\n",
+        "const o = Object.create(() => 1);\no[process.argv[2]]('return process')().exit(3);\n",
+        "const o = {};\no[process.argv[3]] = () => 1;\no[process.argv[2]]('return process')().exit(3);\n",
     ];
     let policy = load("strict").unwrap();
     let mut allowed = Vec::new();

@@ -127,6 +127,8 @@ pub struct Engine<'a> {
     returned: HashMap<NodeId, Rc<[Meaning]>>,
     /// The functions whose returns are being followed, innermost last.
     following_returns: Vec<NodeId>,
+    /// Names whose object may get a function's members (see [`Engine::may_be_reprototyped`]).
+    reprototyped: Option<Rc<[(ScopeId, Sym)]>>,
     memo: Vec<Memo<Rc<[Meaning]>>>,
     folds: Vec<Memo<Option<Rc<str>>>>,
     too_deep: Vec<NodeId>,
@@ -174,6 +176,7 @@ impl<'a> Engine<'a> {
             returned_taint: HashMap::new(),
             returned: HashMap::new(),
             following_returns: Vec::new(),
+            reprototyped: None,
             memo: vec![Memo::Unknown; n],
             folds: vec![Memo::Unknown; n],
             too_deep: Vec::new(),

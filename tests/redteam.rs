@@ -201,6 +201,50 @@ fn strict_denies_this_bound_by_the_runtime() {
     assert_eq!(policy.judge(&run).verdict, Verdict::Allow);
 }
 
+/// The fourth pass's classes against the allowlist: one representative of each, denied by
+/// strict on its own (`policies/fixtures/strict/redteam4.*` hold more, with benign shapes).
+#[test]
+fn strict_denies_the_fourth_pass_classes() {
+    const PYTHON: &[&str] = &[
+        // path parts given with `*`
+        "import os\nparts = ['..', 'etc', 'passwd']\nprint(open(os.path.join('/tmp', *parts)).read())\n",
+        // a module's member replaced before the folder trusts it
+        "import os\nos.sep = '/../'\nprint(open(os.sep.join(['/tmp', 'etc/passwd'])).read())\n",
+        // the snippet's globals imported from its own module
+        "import os\nfrom __main__ import __dict__ as g\ng['os'].system('id')\n",
+        // the working directory moved out of the work dir
+        "import contextlib\nwith contextlib.chdir('/tmp/../etc'):\n    print(open('passwd').read())\n",
+        // a file object reopened by its `__init__`
+        "open('d.txt', 'w').write('x')\nf = open('d.txt', 'rb', buffering=0)\nf.__init__('//etc/passwd')\nprint(f.read().decode())\n",
+        // a field type given as text to typing's functional forms
+        "import typing\nRow = typing.TypedDict('Row', x=\"__import__('os').system('id')\")\ntyping.get_type_hints(Row)\n",
+    ];
+    const JAVASCRIPT: &[&str] = &[
+        // path parts given with `...`
+        "const fs = require('fs');\nconst path = require('path');\nconsole.log(fs.readFileSync(path.join('/tmp', ...['..', 'etc', 'passwd']), 'utf8'));\n",
+        // a builtin's member replaced before the folder trusts it
+        "const fs = require('fs');\nArray.prototype.join = function () { return '/tmp/../etc/passwd'; };\nconsole.log(fs.readFileSync(['data', 'csv'].join('.'), 'utf8'));\n",
+        "const fs = require('fs');\nconst path = require('path');\nprocess.cwd = () => '/tmp/../etc';\nconsole.log(fs.readFileSync(path.resolve('passwd'), 'utf8'));\n",
+        // an object whose prototype is a function: its computed keys reach `Function`
+        "const o = { __proto__: () => 1 };\no[process.argv[2]]('return process')().exit(3);\n",
+        "const o = Object.create(() => 1);\no[process.argv[2]]('return process')().exit(3);\n",
+        "const o = {};\no[process.argv[3]] = () => 1;\no[process.argv[2]]('return process')().exit(3);\n",
+    ];
+    let policy = load("strict").unwrap();
+    let mut allowed = Vec::new();
+    for (language, snippets) in [
+        (Language::Python, PYTHON),
+        (Language::JavaScript, JAVASCRIPT),
+    ] {
+        for code in snippets {
+            if policy.judge(&analyze(language, code.as_bytes())).verdict != Verdict::Deny {
+                allowed.push(*code);
+            }
+        }
+    }
+    assert!(allowed.is_empty(), "strict allows:\n{}", allowed.join("\n"));
+}
+
 // --- Evasions the analyzer misses (strict allows them): the container holds.
 
 on_every_backend! {
@@ -313,6 +357,35 @@ on_every_backend! {
         assert_strict_denies(Language::JavaScript, code);
         let e = backend.run_js(code).await;
         assert_eq!(e.stdout, "true false\n", "{e:?}");
+    }
+}
+
+on_every_backend! {
+    /// Path parts given with `*` or `...`, and a builtin replaced before the folder trusts it
+    /// (the fourth pass's path classes): strict denies them; run anyway, a path they build
+    /// outside the work dir meets a read-only root.
+    async fn payload_paths_built_past_the_folder_meet_a_read_only_root(backend) {
+        let python = "import os\ntry:\n    open(os.path.join('/tmp', *['..', 'etc', 'rt4_star']), 'w').write('x')\n    print('wrote')\nexcept OSError as e:\n    print('denied', e.errno)\n";
+        assert_strict_denies(Language::Python, python);
+        // A read-only root is EROFS, or EACCES under gVisor.
+        let e = backend.run_py(python).await;
+        assert!(e.stdout.starts_with("denied ") && !e.stdout.contains("wrote"), "{e:?}");
+        let javascript = "const fs = require('fs');\nconst path = require('path');\nArray.prototype.join = function () { return '/tmp/../etc/rt4_join'; };\nfor (const p of [path.join('/tmp', ...['..', 'etc', 'rt4_spread']), ['data', 'csv'].join('.')]) {\n  try { fs.writeFileSync(p, 'x'); console.log('wrote'); } catch (e) { console.log('denied', e.code); }\n}\n";
+        assert_strict_denies(Language::JavaScript, javascript);
+        let e = backend.run_js(javascript).await;
+        assert_eq!(e.stdout.matches("denied E").count(), 2, "{e:?}");
+        assert!(!e.stdout.contains("wrote"), "{e:?}");
+    }
+}
+
+on_every_backend! {
+    /// A file object reopened by its `__init__` on another path: strict denies it; run anyway,
+    /// reopening it for writing outside the work dir meets a read-only root.
+    async fn payload_file_reopened_by_init_meets_a_read_only_root(backend) {
+        let code = "f = open('rt4.bin', 'wb', buffering=0)\ntry:\n    f.__init__('/etc/rt4_init', 'w')\n    print('wrote')\nexcept OSError as e:\n    print('denied', e.errno)\n";
+        assert_strict_denies(Language::Python, code);
+        let e = backend.run_py(code).await;
+        assert!(e.stdout.starts_with("denied ") && !e.stdout.contains("wrote"), "{e:?}");
     }
 }
 

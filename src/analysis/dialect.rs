@@ -331,11 +331,24 @@ pub trait Dialect: Sync {
     }
 
     /// True when a parameter's values may be read from the calls of its function, given the
-    /// guards of the engine's call-site reading: they name every way Python reaches a
+    /// guards of the engine's call-site reading: they name every way the language reaches a
     /// function other than by its name (namespaces, the module object, frames, special
-    /// attributes). JavaScript has other ways (`arguments`, `fn.caller`, prototypes) and no
-    /// runner of visible text that would need it.
+    /// attributes, and the words of [`Dialect::call_stack_names`]).
     fn reads_parameters_from_calls(&self) -> bool {
+        false
+    }
+
+    /// Names and properties that reach a running function's arguments or the functions that
+    /// called it (JavaScript's `arguments`, `f.caller`, `arguments.callee`): through them a
+    /// function is called, or its parameters changed, other than by a call of its name, so
+    /// where the snippet uses one no parameter's values are read from the calls.
+    fn call_stack_names(&self) -> &'static [&'static str] {
+        &[]
+    }
+
+    /// True when a parameter takes its default whenever a call passes `undefined`
+    /// (JavaScript), not only when the call leaves it out.
+    fn undefined_takes_default(&self) -> bool {
         false
     }
 

@@ -667,17 +667,30 @@ console.log(search([1, 2, 3], 2, 0, 2))
     return mid
 print(search([1, 2, 3], 2, 0, 2))
 ";
-        // Many functions calling each other and themselves, each handing on its parameters.
+        // Many functions calling each other and themselves, each handing on its parameters:
+        // a chain of calls through all of them is far longer than any expression is deep.
         let mut web = String::new();
-        for f in 0..6 {
+        let mut web_py = String::new();
+        for f in 0..12 {
             web.push_str(&format!(
                 "function f{f}(a, b, c, d) {{
   if (a > d) return a
 "
             ));
-            for g in 0..6 {
+            web_py.push_str(&format!(
+                "def f{f}(a, b, c, d):
+    if a > d:
+        return a
+"
+            ));
+            for g in 0..12 {
                 web.push_str(&format!(
                     "  if (b < {g}) return f{g}(b, c, d, a + 1)
+"
+                ));
+                web_py.push_str(&format!(
+                    "    if b < {g}:
+        return f{g}(b, c, d, a + 1)
 "
                 ));
             }
@@ -686,15 +699,24 @@ print(search([1, 2, 3], 2, 0, 2))
 }
 ",
             );
+            web_py.push_str(
+                "    return f0(d, c, b, a)
+",
+            );
         }
         web.push_str(
             "console.log(f0(1, 2, 3, 4))
+",
+        );
+        web_py.push_str(
+            "print(f0(1, 2, 3, 4))
 ",
         );
         for (language, code) in [
             (Language::JavaScript, RECURSIVE_SEARCH_JS),
             (Language::Python, python),
             (Language::JavaScript, web.as_str()),
+            (Language::Python, web_py.as_str()),
         ] {
             let analysis = analyze(language, code.as_bytes());
             let kinds = kinds(language, code.as_bytes());

@@ -123,9 +123,12 @@ fn evaluated_as_a_type(e: &mut Engine, id: NodeId) -> bool {
     let ir = e.ir;
     let mut child = id;
     let mut item_index = None;
+    let mut field_type = false;
     while let Some(parent) = ir.parent(child) {
         match ir.kind(parent) {
             Kind::Annotation => return true,
+            // `{"field": "Type"}`, in the fields of a functional form.
+            Kind::Pair { value, .. } if value == child => field_type = true,
             Kind::Index { object, key } if key == child => match typing_name(e, object) {
                 Some(name) if name.ends_with("Literal") => return false,
                 Some(name) if name.ends_with("Annotated") && item_index != Some(0) => {
@@ -136,6 +139,16 @@ fn evaluated_as_a_type(e: &mut Engine, id: NodeId) -> bool {
             },
             Kind::Arg { name, .. } => {
                 let call = ir.parent(parent);
+                if let Some(form) = call.and_then(|c| functional_form(e, c)) {
+                    let position =
+                        call.and_then(|c| e.positional_args(c).iter().position(|&a| a == child));
+                    return match name {
+                        // `NamedTuple("N", x="Type")`: every keyword but the form's options.
+                        Some(keyword) => !form.options.contains(&e.name(keyword)),
+                        // `NamedTuple("N", [("x", "Type")])`, `TypedDict("T", {"x": "Type"})`.
+                        None => position == Some(1) && child != id && field_type,
+                    };
+                }
                 let is_type_var = call.is_some_and(|c| match ir.kind(c) {
                     Kind::Call { callee, .. } => {
                         typing_name(e, callee).is_some_and(|n| n.ends_with("TypeVar"))
@@ -150,7 +163,17 @@ fn evaluated_as_a_type(e: &mut Engine, id: NodeId) -> bool {
             Kind::Collection {
                 kind: CollectionKind::Tuple | CollectionKind::List,
                 items,
-            } => item_index = ir.list(items).iter().position(|&i| i == child),
+            } => {
+                item_index = ir.list(items).iter().position(|&i| i == child);
+                // `("x", "Type")`: the second item of the innermost pair.
+                if child == id && item_index == Some(1) {
+                    field_type = true;
+                }
+            }
+            Kind::Collection {
+                kind: CollectionKind::Map,
+                ..
+            } if field_type => {}
             Kind::Paren(_) | Kind::Binary { .. } | Kind::Attr { .. } | Kind::Call { .. } => {}
             Kind::Index { .. } => {}
             _ => return false,
@@ -158,6 +181,52 @@ fn evaluated_as_a_type(e: &mut Engine, id: NodeId) -> bool {
         child = parent;
     }
     false
+}
+
+/// A call that declares fields with their types, which `typing.get_type_hints` evaluates:
+/// `NamedTuple("N", [("x", T)])`, `TypedDict("T", {"x": T})`, `make_dataclass("C", [("x", T)])`,
+/// and the keywords of the first two (`NamedTuple("N", x=T)`) but their options.
+struct FunctionalForm {
+    options: &'static [&'static str],
+}
+
+fn functional_form(e: &mut Engine, call: NodeId) -> Option<FunctionalForm> {
+    let Kind::Call { callee, .. } = e.ir.kind(call) else {
+        return None;
+    };
+    e.resolve(callee, 0).iter().find_map(|m| match m.value {
+        Value::Name(p) | Value::Module(p) if !m.held => {
+            let name = e.paths.text(p);
+            let typing = name.starts_with("typing.") || name.starts_with("typing_extensions.");
+            if typing && (name.ends_with(".NamedTuple") || name.ends_with(".TypedDict")) {
+                Some(FunctionalForm {
+                    options: &["total", "closed", "module", "extra_items"],
+                })
+            } else if name == "dataclasses.make_dataclass" {
+                // Its keywords are options; its fields come positionally.
+                Some(FunctionalForm {
+                    options: &[
+                        "bases",
+                        "namespace",
+                        "init",
+                        "repr",
+                        "eq",
+                        "order",
+                        "unsafe_hash",
+                        "frozen",
+                        "match_args",
+                        "kw_only",
+                        "slots",
+                        "weakref_slot",
+                        "module",
+                    ],
+                })
+            } else {
+                None
+            }
+        }
+        _ => None,
+    })
 }
 
 /// The name of a typing construct or builtin generic an expression stands for (`typing.List`,

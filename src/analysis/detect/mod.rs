@@ -10,6 +10,7 @@ mod imports;
 mod literals;
 mod own_members;
 mod paths;
+mod rebinding;
 mod subscripts;
 mod uses;
 
@@ -56,6 +57,9 @@ pub fn report(e: &mut Engine, id: NodeId) {
             annotations::report_computed_type(e, id);
         }
         Kind::Cond { .. } => annotations::report_computed_type(e, id),
+        Kind::Assign { .. } | Kind::AugAssign { .. } | Kind::Delete { .. } => {
+            rebinding::report(e, id)
+        }
         _ => {}
     }
     escapes::report(e, id);

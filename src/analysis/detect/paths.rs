@@ -255,17 +255,32 @@ fn report_arguments(
         if e.dialect.is_content_argument(name, i) || is_never_a_path(e, value) {
             continue;
         }
-        let path = e.fold(value, 0).map(|p| normalize(&p));
-        if path.as_deref().is_some_and(is_url) {
-            continue; // the network, which rules on network access judge
+        for path in folded_paths(e, value) {
+            if path.as_deref().is_some_and(is_url) {
+                continue; // the network, which rules on network access judge
+            }
+            e.push(
+                call,
+                FactKind::Path {
+                    function: name.to_owned(),
+                    path,
+                },
+            );
         }
-        e.push(
-            call,
-            FactKind::Path {
-                function: name.to_owned(),
-                path,
-            },
-        );
+    }
+}
+
+/// Every path an argument may be, normalized: its constant, or each of the few texts it
+/// may evaluate to (a parameter given constants by every call of its function:
+/// `const load = (name) => fs.readFileSync(name); load('a.txt')`); one unknown path when
+/// neither is known.
+fn folded_paths(e: &mut Engine, value: NodeId) -> Vec<Option<String>> {
+    if let Some(path) = e.fold(value, 0) {
+        return vec![Some(normalize(&path))];
+    }
+    match e.fold_candidates(value) {
+        Some(texts) if !texts.is_empty() => texts.iter().map(|t| Some(normalize(t))).collect(),
+        _ => vec![None],
     }
 }
 

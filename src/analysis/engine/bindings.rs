@@ -85,6 +85,7 @@ impl<'a> Engine<'a> {
             | Kind::Param { target: t, .. } => self.bind(t, Source::Unknown),
             Kind::Function { name, .. } => {
                 let mut changed = self.taint_returns(id);
+                changed |= self.learn_returned_meanings(id);
                 if let Some(n) = name {
                     changed |= self.bind(n, Source::Meanings(vec![Meaning::of(Value::Local(id))]));
                 }

@@ -10,6 +10,14 @@
 //! object, frames or function internals (`vars()`, `sys.modules[__name__]`, `__globals__`);
 //! nothing rewrites a function's special attributes (`f.__defaults__ = ...`); it has no
 //! `*args`/`**kwargs`, and no call passes `*`/`**` arguments.
+//!
+//! JavaScript, besides: the function is a declaration or a `const`/`let`/`var` bound once to
+//! it; the snippet names none of [`Dialect::call_stack_names`] (`arguments`, `caller`,
+//! `callee`), by a name, a property or a key; every call is a plain call (a tagged template
+//! passes the template's parts, not its text); a rest parameter hides only the parameters
+//! from it on; a default is a value whatever a call passes (`undefined` selects it).
+//!
+//! [`Dialect::call_stack_names`]: crate::analysis::dialect::Dialect::call_stack_names
 
 use std::rc::Rc;
 
@@ -33,7 +41,11 @@ impl<'a> Engine<'a> {
             Kind::DefaultTarget { default, .. } => Some(default),
             _ => None,
         };
-        if params.iter().any(|&p| self.is_star_parameter(p)) {
+        if params
+            .iter()
+            .enumerate()
+            .any(|(i, &p)| self.hides_parameter(p, i, index))
+        {
             return None;
         }
         let calls = self.calls_by_name(function)?;
@@ -68,7 +80,13 @@ impl<'a> Engine<'a> {
                 }
             }
             // A call that gives the parameter nothing and has no default fails before the
-            // body runs.
+            // body runs (Python) or gives `undefined`, which names no path, module or member
+            // (JavaScript). JavaScript takes the default for any `undefined` given too.
+            if self.dialect.undefined_takes_default()
+                && let (Some(_), Some(default)) = (given, default)
+            {
+                values.push(default);
+            }
             if let Some(value) = given.or(default) {
                 values.push(value);
             }
@@ -96,14 +114,10 @@ impl<'a> Engine<'a> {
             return None;
         }
         let ir = self.ir;
-        let Kind::Function {
-            name: Some(bind),
-            decorators,
-            ..
-        } = ir.kind(function)
-        else {
+        let Kind::Function { decorators, .. } = ir.kind(function) else {
             return None;
         };
+        let bind = self.function_binding(function)?;
         let Kind::Bind(sym) = ir.kind(bind) else {
             return None;
         };
@@ -121,9 +135,21 @@ impl<'a> Engine<'a> {
             return None;
         }
         let tables = self.dialect.tables();
+        let call_stack = self.dialect.call_stack_names();
         let mut calls = Vec::new();
         for id in 0..ir.nodes.len() as NodeId {
             match ir.kind(id) {
+                Kind::Name(s) | Kind::Bind(s) if call_stack.contains(&self.name(s)) => {
+                    return None;
+                }
+                Kind::Index { key, .. }
+                    if !call_stack.is_empty()
+                        && self
+                            .fold_key(key, 0)
+                            .is_some_and(|k| *k == *name || call_stack.contains(&&*k)) =>
+                {
+                    return None;
+                }
                 Kind::Name(s) if s == sym => {
                     let lookup =
                         self.scopes
@@ -132,7 +158,9 @@ impl<'a> Engine<'a> {
                         continue;
                     }
                     match ir.context(id) {
-                        Some((call, callee)) if is_callee(ir.kind(call), callee) => {
+                        Some((call, callee))
+                            if is_callee(ir.kind(call), callee) && self.is_plain_call(call) =>
+                        {
                             calls.push(call)
                         }
                         _ => return None,
@@ -148,7 +176,10 @@ impl<'a> Engine<'a> {
                 }
                 Kind::Attr { name: attr, .. } => {
                     let attr = self.name(attr);
-                    if attr == name || tables.introspection_attributes.contains(&attr) {
+                    if attr == name
+                        || tables.introspection_attributes.contains(&attr)
+                        || call_stack.contains(&attr)
+                    {
                         return None;
                     }
                 }
@@ -176,6 +207,39 @@ impl<'a> Engine<'a> {
         (!calls.is_empty()).then_some(calls)
     }
 
+    /// The name a function is bound to, when one binding gives it its name: its definition
+    /// (`def f`, `function f`) or a declaration of it (`const f = (p) => ...`).
+    fn function_binding(&self, function: NodeId) -> Option<NodeId> {
+        let ir = self.ir;
+        if let Kind::Function {
+            name: Some(bind), ..
+        } = ir.kind(function)
+        {
+            return Some(bind);
+        }
+        let (parent, child) = ir.context(function)?;
+        match ir.kind(parent) {
+            Kind::Decl {
+                target,
+                value: Some(value),
+                ..
+            } if value == child => Some(target),
+            _ => None,
+        }
+    }
+
+    /// A call whose arguments are the ones written in it: not a tagged template, which is
+    /// called with the template's parts.
+    fn is_plain_call(&self, call: NodeId) -> bool {
+        let Kind::Call { callee, .. } = self.ir.kind(call) else {
+            return false;
+        };
+        let (_, callee_end) = self.ir.span(callee);
+        let (_, call_end) = self.ir.span(call);
+        let rest = self.source[callee_end..call_end].trim_start();
+        rest.is_empty() || rest.starts_with('(') || rest.starts_with("?.(")
+    }
+
     /// The name a parameter is passed by, as a keyword.
     fn parameter_name(&self, param: NodeId) -> Option<&'a str> {
         let target = match self.ir.kind(self.param_target(param)) {
@@ -195,10 +259,14 @@ impl<'a> Engine<'a> {
         }
     }
 
-    /// `*args` or `**kwargs` (the lowering keeps only the name; the source shows the star).
-    fn is_star_parameter(&self, param: NodeId) -> bool {
+    /// True when the parameter at `position` keeps the one at `index` from being read: a
+    /// Python `*args` or `**kwargs` anywhere (keywords and packing move every other), a
+    /// JavaScript `...rest` at or before it (the lowering keeps only the name; the source
+    /// shows the star or the dots).
+    fn hides_parameter(&self, param: NodeId, position: usize, index: usize) -> bool {
         let (start, _) = self.ir.span(param);
-        self.source[start..].starts_with('*')
+        let source = &self.source[start..];
+        source.starts_with('*') || (source.starts_with("...") && position <= index)
     }
 }
 

@@ -194,7 +194,7 @@ impl<'a> Engine<'a> {
                 continue;
             };
             let (positional, keywords) = function_arguments(function);
-            let Some(args) = self.modeled_args(id, positional, keywords) else {
+            let Some(args) = self.modeled_args(id, positional, keywords, depth) else {
                 continue;
             };
             if function == StrFn::Recode && !self.ascii_codec(id, args.get(1).copied(), depth) {
@@ -209,7 +209,7 @@ impl<'a> Engine<'a> {
         };
         let method = self.dialect.string_method(self.name(name))?;
         let (positional, keywords) = method_arguments(method);
-        let args = self.modeled_args(id, positional, keywords)?;
+        let args = self.modeled_args(id, positional, keywords, depth)?;
         if method == StrMethod::Recode && !self.ascii_codec(id, args.first().copied(), depth) {
             return None;
         }
@@ -225,38 +225,51 @@ impl<'a> Engine<'a> {
     }
 
     /// The positional arguments of a call a fold reads, when the call passes nothing the fold
-    /// does not model: no `*`/`**`/`...` argument, at most `positional` positional ones
-    /// (`None`: any number), and only the `keywords` named. A fold that ignored an argument
-    /// (`replace`'s `count`, `split`'s `limit`, `b64decode`'s `altchars`) would state a
-    /// constant the interpreter does not compute.
+    /// does not model: at most `positional` positional ones and only the `keywords` named. A
+    /// fold that ignored an argument (`replace`'s `count`, `split`'s `limit`, `b64decode`'s
+    /// `altchars`) would state a constant the interpreter does not compute. A `*`/`...`
+    /// argument is modeled only by folds of any number of arguments (`positional` is `None`:
+    /// path joins, `concat`, `fromCharCode`), and only when it is a sequence of constants the
+    /// folder knows (`join('out', *['a', 'b'])`), whose items are then arguments like any
+    /// other, never skipped; `**` never is.
     fn modeled_args(
-        &self,
+        &mut self,
         call: NodeId,
         positional: Option<usize>,
         keywords: &[&str],
+        depth: usize,
     ) -> Option<Vec<NodeId>> {
-        let Kind::Call { args, .. } = self.ir.kind(call) else {
+        let ir = self.ir;
+        let Kind::Call { args, .. } = ir.kind(call) else {
             return None;
         };
-        for &a in self.ir.list(args) {
-            match self.ir.kind(a) {
+        let mut out = Vec::new();
+        for &a in ir.list(args) {
+            match ir.kind(a) {
                 Kind::Arg {
                     splat: Splat::None,
                     name: None,
-                    ..
-                } => {}
+                    value,
+                } => out.push(value),
                 Kind::Arg {
                     splat: Splat::None,
                     name: Some(n),
                     ..
                 } if keywords.contains(&self.name(n)) => {}
+                Kind::Arg {
+                    splat: Splat::Positional,
+                    name: None,
+                    value,
+                } if positional.is_none() => {
+                    for item in self.unchanged_items(value, 0)? {
+                        self.fold(item, depth + 1)?;
+                        out.push(item);
+                    }
+                }
                 _ => return None,
             }
         }
-        let args = self.positional_args(call);
-        positional
-            .is_none_or(|max| args.len() <= max)
-            .then_some(args)
+        positional.is_none_or(|max| out.len() <= max).then_some(out)
     }
 
     /// `s.replace(old, new, count)`: every occurrence, or only the first `count` (a negative
@@ -279,6 +292,140 @@ impl<'a> Engine<'a> {
             Some(n) if n >= 0 => s.replacen(&*from, &to, usize::try_from(n).ok()?),
             _ => s.replace(&*from, &to),
         })
+    }
+
+    /// The items of a sequence nothing changes: a literal list or tuple, a name bound once to
+    /// one and only ever read (`*parts`, `parts[1]`, `parts[:-1]`, `parts.slice(1)`,
+    /// `len(parts)`), or a slice of such a sequence by constant bounds.
+    fn unchanged_items(&mut self, value: NodeId, depth: usize) -> Option<Vec<NodeId>> {
+        if depth > 8 {
+            return None;
+        }
+        let ir = self.ir;
+        let value = ir.unparen(value);
+        match ir.kind(value) {
+            Kind::Collection {
+                kind: CollectionKind::List | CollectionKind::Tuple,
+                items,
+            } => {
+                let items = ir.list(items);
+                (!items
+                    .iter()
+                    .any(|&i| matches!(ir.kind(i), Kind::Spread(_) | Kind::Arg { .. })))
+                .then(|| items.to_vec())
+            }
+            Kind::Name(sym) => {
+                let scope = *self
+                    .scopes
+                    .lookup(sym, self.scopes.scope_of(value), self.dialect.declaring())
+                    .scopes
+                    .first()?;
+                let [bind] = self.binds_of(scope, sym)[..] else {
+                    return None;
+                };
+                let source = match ir.kind(ir.parent(bind)?) {
+                    Kind::Decl {
+                        target,
+                        value: Some(v),
+                        ..
+                    } if target == bind => v,
+                    Kind::Assign { targets, value } if ir.list(targets) == [bind] => value,
+                    _ => return None,
+                };
+                if !matches!(ir.kind(ir.unparen(source)), Kind::Collection { .. })
+                    || !self.only_read(sym, scope)
+                {
+                    return None;
+                }
+                self.unchanged_items(source, depth + 1)
+            }
+            Kind::Index { object, key } => {
+                let Kind::Slice {
+                    start,
+                    stop,
+                    step: None,
+                } = ir.kind(key)
+                else {
+                    return None;
+                };
+                let items = self.unchanged_items(object, depth + 1)?;
+                let (start, stop) = (self.bound(start)?, self.bound(stop)?);
+                Some(slice_of(&items, start, stop))
+            }
+            Kind::Call { callee, .. } => {
+                let Kind::Attr { object, name } = ir.kind(callee) else {
+                    return None;
+                };
+                if self.name(name) != "slice" || !self.dialect.index_reads_member() {
+                    return None;
+                }
+                let args = self.positional_args(value);
+                if self.splatted(value) || args.len() > 2 {
+                    return None;
+                }
+                let items = self.unchanged_items(object, depth + 1)?;
+                let start = self.bound(args.first().copied())?;
+                let stop = self.bound(args.get(1).copied())?;
+                Some(slice_of(&items, start, stop))
+            }
+            _ => None,
+        }
+    }
+
+    /// A slice bound: absent, or a constant integer.
+    fn bound(&mut self, bound: Option<NodeId>) -> Option<Option<i128>> {
+        match bound {
+            None => Some(None),
+            Some(b) => self.int_value(b, false).map(Some),
+        }
+    }
+
+    /// True when every use of the name (bound in `scope`) only reads the sequence it holds.
+    fn only_read(&mut self, sym: crate::analysis::ir::Sym, scope: super::scopes::ScopeId) -> bool {
+        let ir = self.ir;
+        for id in 0..ir.nodes.len() as NodeId {
+            let Kind::Name(s) = ir.kind(id) else {
+                continue;
+            };
+            if s != sym
+                || !self
+                    .scopes
+                    .lookup(s, self.scopes.scope_of(id), self.dialect.declaring())
+                    .scopes
+                    .contains(&scope)
+            {
+                continue;
+            }
+            let Some((parent, child)) = ir.context(id) else {
+                return false;
+            };
+            let reads = match ir.kind(parent) {
+                Kind::Arg {
+                    splat: Splat::Positional,
+                    ..
+                } => true,
+                Kind::Index { object, key } if object == child => {
+                    !is_written(ir, parent)
+                        && matches!(ir.kind(key), Kind::Slice { .. } | Kind::Int(_))
+                }
+                Kind::Attr { object, name } if object == child => {
+                    matches!(self.name(name), "slice" | "length") && !is_written(ir, parent)
+                }
+                Kind::Arg {
+                    splat: Splat::None,
+                    name: None,
+                    ..
+                } => ir.parent(parent).is_some_and(|call| {
+                    matches!(ir.kind(call), Kind::Call { callee, .. }
+                        if matches!(ir.kind(callee), Kind::Name(f) if self.name(f) == "len"))
+                }),
+                _ => false,
+            };
+            if !reads {
+                return false;
+            }
+        }
+        true
     }
 
     /// True when a recoding call's codec (at `positional`, or `encoding=`) is absent or one
@@ -487,7 +634,7 @@ impl<'a> Engine<'a> {
         if !is_from {
             return None;
         }
-        let args = self.modeled_args(ir.unparen(buffer), Some(2), &[])?;
+        let args = self.modeled_args(ir.unparen(buffer), Some(2), &[], depth)?;
         let data = self.fold(*args.first()?, depth)?;
         match args.get(1) {
             None => Some(data.to_string()),
@@ -531,7 +678,7 @@ impl<'a> Engine<'a> {
                         }
                     }
                 }
-                let args = self.modeled_args(id, None, &[]).unwrap_or_default();
+                let args = self.modeled_args(id, None, &[], depth).unwrap_or_default();
                 let names: Vec<String> = self
                     .resolve(callee, depth + 1)
                     .iter()
@@ -586,7 +733,7 @@ impl<'a> Engine<'a> {
         } else {
             &[]
         };
-        let args = self.modeled_args(call, Some(2), keywords)?;
+        let args = self.modeled_args(call, Some(2), keywords, depth)?;
         let sep = match (args.first(), self.keyword_arg(call, "sep")) {
             (Some(&s), None) | (None, Some(s)) => s,
             _ => return None,
@@ -670,7 +817,7 @@ impl<'a> Engine<'a> {
             }
             Kind::Call { callee, .. } => {
                 // `int(1e10)`
-                let args = self.modeled_args(id, Some(1), &[])?;
+                let args = self.modeled_args(id, Some(1), &[], depth)?;
                 let is_int = matches!(ir.kind(callee), Kind::Name(s) if self.name(s) == "int");
                 match args.as_slice() {
                     [value] if is_int => self.int_at(*value, largest, depth + 1),
@@ -791,6 +938,45 @@ fn expand_user(path: &str) -> Option<String> {
         Some(rest) if rest.is_empty() || rest.starts_with('/') => Some(format!("/work{rest}")),
         Some(_) => None,
         None => Some(path.to_owned()),
+    }
+}
+
+/// `items[start:stop]`, with Python's and JavaScript's reading of negative and absent bounds.
+fn slice_of(items: &[NodeId], start: Option<i128>, stop: Option<i128>) -> Vec<NodeId> {
+    let len = items.len() as i128;
+    let at = |b: i128| (if b < 0 { len + b } else { b }).clamp(0, len) as usize;
+    let (from, to) = (start.map_or(0, at), stop.map_or(items.len(), at));
+    if from >= to {
+        return Vec::new();
+    }
+    items[from..to].to_vec()
+}
+
+/// True when the node is written: an assignment's (or a deletion's, or a loop's) target, or
+/// the object of one.
+fn is_written(ir: &crate::analysis::ir::Ir, mut id: NodeId) -> bool {
+    loop {
+        let Some(parent) = ir.parent(id) else {
+            return false;
+        };
+        match ir.kind(parent) {
+            Kind::Assign { targets, .. } | Kind::Delete { targets } => {
+                return ir.list(targets).contains(&id);
+            }
+            Kind::AugAssign { target, .. }
+            | Kind::For { target, .. }
+            | Kind::CompFor { target, .. }
+            | Kind::WithItem {
+                target: Some(target),
+                ..
+            } => return target == id,
+            // `delete a[0]` (and any operator but arithmetic, to be safe).
+            Kind::Unary {
+                op: UnOp::Other, ..
+            } => return true,
+            Kind::Attr { object, .. } | Kind::Index { object, .. } if object == id => id = parent,
+            _ => return false,
+        }
     }
 }
 

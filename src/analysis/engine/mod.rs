@@ -122,6 +122,13 @@ pub struct Engine<'a> {
     /// For each function, what the values it returns may be as far as computed lookups go,
     /// learned with the bindings (see [`taint`]).
     returned_taint: HashMap<NodeId, taint::Taint>,
+    /// For each function, the meanings of the values it returns, learned with the bindings:
+    /// what a recursive call of it stands for (see [`Engine::returned_meanings`]).
+    returned: HashMap<NodeId, Rc<[Meaning]>>,
+    /// The functions whose returns are being followed, innermost last.
+    following_returns: Vec<NodeId>,
+    /// Names whose object may get a function's members (see [`Engine::may_be_reprototyped`]).
+    reprototyped: Option<Rc<[(ScopeId, Sym)]>>,
     memo: Vec<Memo<Rc<[Meaning]>>>,
     folds: Vec<Memo<Option<Rc<str>>>>,
     too_deep: Vec<NodeId>,
@@ -167,6 +174,9 @@ impl<'a> Engine<'a> {
             sites: None,
             calls_of: HashMap::new(),
             returned_taint: HashMap::new(),
+            returned: HashMap::new(),
+            following_returns: Vec::new(),
+            reprototyped: None,
             memo: vec![Memo::Unknown; n],
             folds: vec![Memo::Unknown; n],
             too_deep: Vec::new(),
@@ -187,6 +197,7 @@ impl<'a> Engine<'a> {
             // folding them.
             self.bindings.clear();
             self.returned_taint.clear();
+            self.returned.clear();
             self.settle_bindings(&binding_nodes);
         }
         if self.role == Role::RunFromText && self.rewrites.any() {

@@ -404,6 +404,12 @@ impl<'a> Engine<'a> {
         match m.value {
             // Whatever it was, its members are not known either.
             Value::TooMany => vec![m],
+            // `from __main__ import __dict__`: the snippet's globals, as `globals()` is.
+            Value::Module(p)
+                if self.dialect.is_own_module(self.paths.text(p)) && name == "__dict__" =>
+            {
+                vec![Meaning::of(Value::Namespace(Namespace::Globals))]
+            }
             // `import __main__; __main__.x`, `from __main__ import x`: the snippet's own global.
             Value::Module(p) if self.dialect.is_own_module(self.paths.text(p)) => {
                 self.module_level_name(name)
@@ -677,14 +683,7 @@ impl<'a> Engine<'a> {
         for f in callees {
             let found: Vec<Meaning> = match f.value {
                 _ if f.held => Vec::new(),
-                Value::Local(function) => {
-                    let values = self.returns.get(&function).cloned().unwrap_or_default();
-                    let mut found = Vec::new();
-                    for v in values {
-                        found.extend(self.resolve(v, depth).iter().copied());
-                    }
-                    found
-                }
+                Value::Local(function) => self.returned_meanings(function, depth),
                 Value::AttrGetter(attr) => {
                     let objects = first
                         .map(|o| self.resolve(o, depth).to_vec())
@@ -718,6 +717,50 @@ impl<'a> Engine<'a> {
             }
         }
         out
+    }
+
+    /// What a call of a function of the snippet returns: its `return` values, followed, but
+    /// for a call made while that function's returns are already being followed (recursion,
+    /// direct or through others), which stands for what the binding rounds learned it
+    /// returns. Following such calls too would chain through every call of a web of
+    /// functions calling each other, one level deeper each; the learned meanings grow with
+    /// the bindings until they settle, so once settled they are all the function returns.
+    fn returned_meanings(&mut self, function: NodeId, depth: usize) -> Vec<Meaning> {
+        if self.following_returns.contains(&function) {
+            return self
+                .returned
+                .get(&function)
+                .map(|m| m.to_vec())
+                .unwrap_or_default();
+        }
+        self.following_returns.push(function);
+        let values = self.returns.get(&function).cloned().unwrap_or_default();
+        let mut found = Vec::new();
+        for v in values {
+            for &m in self.resolve(v, depth).iter() {
+                add_meaning(&mut found, m);
+            }
+        }
+        self.following_returns.pop();
+        found
+    }
+
+    /// Learns what a function's `return` values mean (see [`Engine::returned_meanings`]);
+    /// true if that is new.
+    pub(super) fn learn_returned_meanings(&mut self, function: NodeId) -> bool {
+        let mut known = self
+            .returned
+            .get(&function)
+            .map(|m| m.to_vec())
+            .unwrap_or_default();
+        let mut changed = false;
+        for m in self.returned_meanings(function, 0) {
+            changed |= add_meaning(&mut known, m);
+        }
+        if changed {
+            self.returned.insert(function, known.into());
+        }
+        changed
     }
 
     /// What a call of a resolving function returns.

@@ -6,7 +6,7 @@
 
 use super::Engine;
 use super::meaning::Value;
-use crate::analysis::ir::{BinOp, CollectionKind, Kind, NodeId, Sym, UnOp};
+use crate::analysis::ir::{BinOp, CollectionKind, ConstKind, Kind, NodeId, Sym, UnOp};
 
 /// Deepest expression the shape checks follow.
 const MAX_SHAPE_DEPTH: usize = 16;
@@ -68,14 +68,20 @@ impl<'a> Engine<'a> {
     pub fn is_plain_data(&mut self, id: NodeId) -> bool {
         let ir = self.ir;
         match ir.kind(ir.unparen(id)) {
+            // `{__proto__: f}` inherits `f`'s members.
             Kind::Collection {
                 kind: CollectionKind::List | CollectionKind::Map,
-                ..
+                items,
+            } => !ir.list(items).iter().any(|&item| {
+                matches!(ir.kind(item), Kind::Pair { key, .. }
+                    if matches!(ir.kind(key), Kind::Str { name: true, .. })
+                        && ir.str_value(key) == Some("__proto__"))
+            }),
+            Kind::Str { .. } | Kind::Template { .. } => true,
+            Kind::Name(sym) => {
+                self.binding_shape(sym, id, |b| !b.not_data) && !self.may_be_reprototyped(id)
             }
-            | Kind::Str { .. }
-            | Kind::Template { .. } => true,
-            Kind::Name(sym) => self.binding_shape(sym, id, |b| !b.not_data),
-            Kind::Call { callee, new, .. } => {
+            Kind::Call { callee, new, args } => {
                 if let Kind::Attr { object, name } = ir.kind(callee)
                     && !new
                     && self.dialect.method_returns_data(self.name(name))
@@ -84,10 +90,97 @@ impl<'a> Engine<'a> {
                     return true;
                 }
                 let names = self.names_of(callee);
-                !names.is_empty() && names.iter().all(|n| self.dialect.constructs_data(n))
+                !names.is_empty()
+                    && names.iter().all(|n| {
+                        self.dialect.constructs_data(n)
+                            && (n != "Object.create" || self.creates_from_data(args))
+                    })
             }
             _ => false,
         }
+    }
+
+    /// `Object.create(null)` or `Object.create(data)`: an object that inherits no function's
+    /// members (`Object.create(f)` inherits `f.constructor`, which is `Function`).
+    fn creates_from_data(&mut self, args: crate::analysis::ir::List) -> bool {
+        let ir = self.ir;
+        match ir.list(args).first().map(|&a| ir.kind(a)) {
+            Some(Kind::Arg { value, .. }) => {
+                matches!(ir.kind(ir.unparen(value)), Kind::Const(ConstKind::Null))
+                    || self.is_plain_data(value)
+            }
+            _ => false,
+        }
+    }
+
+    /// JavaScript: whether the object a name holds may get a prototype it was not made with,
+    /// so that its keys reach a function's members: a member set by a key that may be
+    /// `__proto__` to a value that may be a function (`o[k] = f`), or the object given to a
+    /// builtin that sets its members or prototype (`Object.assign(o, src)`).
+    pub fn may_be_reprototyped(&mut self, name: NodeId) -> bool {
+        if !self.dialect.index_reads_member() {
+            return false;
+        }
+        let Kind::Name(sym) = self.ir.kind(self.ir.unparen(name)) else {
+            return false;
+        };
+        let targets = self.reprototyped();
+        let lookup = self
+            .scopes
+            .lookup(sym, self.scopes.scope_of(name), self.dialect.declaring());
+        lookup
+            .scopes
+            .iter()
+            .any(|&scope| targets.contains(&(scope, sym)))
+    }
+
+    /// The names [`Engine::may_be_reprototyped`] finds, read once from the syntax.
+    fn reprototyped(&mut self) -> std::rc::Rc<[(super::scopes::ScopeId, Sym)]> {
+        if let Some(known) = &self.reprototyped {
+            return known.clone();
+        }
+        let ir = self.ir;
+        let mut found = Vec::new();
+        let add = |e: &Self, object: NodeId, found: &mut Vec<_>| {
+            if let Kind::Name(sym) = ir.kind(ir.unparen(object)) {
+                let lookup = e
+                    .scopes
+                    .lookup(sym, e.scopes.scope_of(object), e.dialect.declaring());
+                for scope in lookup.scopes {
+                    found.push((scope, sym));
+                }
+            }
+        };
+        for id in 0..ir.nodes.len() as NodeId {
+            match ir.kind(id) {
+                Kind::Assign { targets, value } if !is_primitive(ir, value) => {
+                    for &t in ir.list(targets) {
+                        if let Kind::Index { object, key } = ir.kind(t)
+                            && !matches!(
+                                ir.kind(ir.unparen(key)),
+                                Kind::Str { text: Some(_), .. } | Kind::Int(_)
+                            )
+                        {
+                            add(self, object, &mut found);
+                        }
+                    }
+                }
+                Kind::Call { callee, args, .. } => {
+                    let setter = matches!(ir.kind(ir.unparen(callee)), Kind::Attr { name, .. }
+                        if matches!(self.name(name), "assign" | "defineProperty" | "defineProperties" | "setPrototypeOf"));
+                    if setter
+                        && let Some(&first) = ir.list(args).first()
+                        && let Kind::Arg { value, .. } = ir.kind(first)
+                    {
+                        add(self, value, &mut found);
+                    }
+                }
+                _ => {}
+            }
+        }
+        let found: std::rc::Rc<[_]> = found.into();
+        self.reprototyped = Some(found.clone());
+        found
     }
 
     /// True when the expression certainly evaluates to a built-in sequence: a string, an
@@ -380,4 +473,12 @@ impl<'a> Engine<'a> {
         }
         e.positional_args(call).first().copied()
     }
+}
+
+/// A value that is no object: a string, a number, a boolean, `null`.
+fn is_primitive(ir: &crate::analysis::ir::Ir, value: NodeId) -> bool {
+    matches!(
+        ir.kind(ir.unparen(value)),
+        Kind::Str { .. } | Kind::Template { .. } | Kind::Int(_) | Kind::Float | Kind::Const(_)
+    )
 }

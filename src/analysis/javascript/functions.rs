@@ -36,7 +36,26 @@ pub fn report(e: &mut Engine, id: NodeId) {
         Kind::ObjectPattern { .. } => report_destructuring(e, id),
         Kind::Name(_) => report_wrapper_arguments(e, id),
         Kind::With => report_with(e, id),
+        Kind::Pair { key, .. } => report_prototype_key(e, id, key),
         _ => {}
+    }
+}
+
+/// `{__proto__: f}`: an object literal's `__proto__` entry sets its prototype, so its keys
+/// reach `f`'s members (`constructor` is `Function`), as `o.__proto__ = f` does.
+fn report_prototype_key(e: &mut Engine, pair: NodeId, key: NodeId) {
+    let in_literal =
+        e.ir.parent(pair)
+            .is_some_and(|p| matches!(e.ir.kind(p), Kind::Collection { .. }));
+    if in_literal
+        && matches!(e.ir.kind(key), Kind::Str { name: true, .. })
+        && e.ir.str_value(key) == Some("__proto__")
+    {
+        e.dynamic(
+            pair,
+            DynamicKind::Introspection,
+            "`__proto__:` in an object literal sets the object's prototype",
+        );
     }
 }
 

@@ -24,7 +24,7 @@ use super::dialect::{
 use super::engine::Engine;
 use super::engine::scopes::Declaring;
 use super::ir::NodeId;
-use tables::{CAPABILITY_GLOBALS, GLOBAL_OBJECTS, NODE_MODULES, STRING_TIMERS};
+use tables::{CALL_STACK_NAMES, CAPABILITY_GLOBALS, GLOBAL_OBJECTS, NODE_MODULES, STRING_TIMERS};
 
 pub struct JavaScript;
 
@@ -261,6 +261,20 @@ impl Dialect for JavaScript {
     /// of it is taken, it goes nowhere else (spread, copied, passed, printed, returned).
     fn is_tracked_name(&self, name: &str) -> bool {
         STRING_TIMERS.contains(&name) || CAPABILITY_GLOBALS.contains(&name)
+    }
+
+    /// A function is reached only by its name, as in Python, once `arguments` and the
+    /// call-stack properties are out of the picture (see [`CALL_STACK_NAMES`]).
+    fn reads_parameters_from_calls(&self) -> bool {
+        true
+    }
+
+    fn call_stack_names(&self) -> &'static [&'static str] {
+        CALL_STACK_NAMES
+    }
+
+    fn undefined_takes_default(&self) -> bool {
+        true
     }
 
     fn constant(&self, name: &str) -> Option<&'static str> {

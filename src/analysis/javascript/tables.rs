@@ -154,6 +154,10 @@ const INTROSPECTION_ATTRIBUTES: &[&str] = &[
 /// Properties that reach other frames' functions on `arguments` or a function.
 pub const CALL_STACK_PROPERTIES: &[&str] = &["callee", "caller"];
 
+/// What reaches a running function's arguments (`arguments[0] = x` rewrites a sloppy
+/// function's first parameter) or its callers (`g.caller(x)` calls whatever called `g`).
+pub const CALL_STACK_NAMES: &[&str] = &["arguments", "callee", "caller"];
+
 /// Timers run a string first argument as code.
 pub const STRING_TIMERS: &[&str] = &["setTimeout", "setInterval", "setImmediate"];
 

@@ -219,3 +219,61 @@ fn limiting_arguments_fold_as_node_computes_them() {
         );
     }
 }
+
+#[test]
+fn a_recursive_call_stands_for_everything_its_function_returns() {
+    // `b` returns what `a` returns, which is `process` only by way of `b` itself: the
+    // recursive call's learned meanings carry it back.
+    let code = "function a(n) { if (n) return b(n - 1); return process; }\nfunction b(n) { const q = a(n); return q; }\nb(3).binding('spawn_sync');\n";
+    let found = facts(code);
+    assert!(
+        found
+            .iter()
+            .any(|f| matches!(f, FactKind::Use { name, .. } if name == "process.binding")),
+        "{found:?}"
+    );
+}
+
+/// The paths a snippet's file calls open, `None` where unknown.
+fn paths(code: &str) -> Vec<Option<String>> {
+    facts(code)
+        .into_iter()
+        .filter_map(|f| match f {
+            FactKind::Path { path, .. } => Some(path),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_path_parameter_is_read_from_every_call() {
+    let load = "const fs = require('fs');\nconst load = (name, ext = 'txt') => fs.readFileSync(`${name}.${ext}`);\n";
+    let mut both = paths(&format!("{load}load('a'); load('b', 'csv');\n"));
+    both.sort();
+    // Each parameter takes each of its values (a default whatever is passed: `undefined`
+    // selects it), independently of the others.
+    assert_eq!(
+        both,
+        ["a.csv", "a.txt", "b.csv", "b.txt"].map(|p| Some(p.to_owned()))
+    );
+    // Every way the function is reached other than by a plain call of its name leaves the
+    // parameter unknown.
+    for other in [
+        "load`/etc/${'passwd'}`;",
+        "load(...['/etc/passwd']);",
+        "['x'].map(load);",
+        "load.call(null, '/etc/passwd');",
+        "function g() { return arguments[0]; }",
+        "function g() { return g.caller; }",
+        "function g() { return g['cal' + 'ler']; }",
+        "function g() { return this.load('/etc/passwd'); }",
+        "globalThis['lo' + 'ad']('/etc/passwd');",
+        "var load2 = 1; load = load2;",
+    ] {
+        let found = paths(&format!("{load}load('a');\n{other}\n"));
+        assert!(found.contains(&None), "{other}: {found:?}");
+    }
+    // A rest parameter hides those after it, not those before.
+    let rest = "const fs = require('fs');\nconst r = (a, ...more) => fs.readFileSync(a) + fs.readFileSync(more[0]);\nr('a', 'b');\n";
+    assert_eq!(paths(rest), [Some("a".to_owned()), None]);
+}

@@ -9,6 +9,7 @@ mod expressions;
 mod formats;
 mod lower;
 mod members;
+mod reinit;
 mod sizes;
 mod special_definitions;
 pub mod tables;
@@ -364,7 +365,9 @@ impl Dialect for Python {
                 expressions::report_value(e, id);
                 classes::report(e, id);
                 deferred_loads::report(e, id);
+                reinit::report(e, id);
             }
+            Kind::Str { .. } => reinit::report(e, id),
             Kind::Binary { .. } => sizes::report_binary(e, id),
             Kind::Name(sym)
                 if e.name(sym) == "__builtins__" && super::detect::is_maximal(e, id) =>

@@ -241,6 +241,11 @@ const PATH_FUNCTIONS: &[PathFunction] = &[
     paths("codecs.open", &[0], &["filename"]),
     paths("os.open", &[0], &["path"]),
     paths("os.listdir", &[0], &["path"]),
+    // The working directory every later relative path is resolved against: proven inside the
+    // work dir (or /tmp), it keeps the analyzer's reading of those paths (against /work) on
+    // the safe side, since any climb out of it climbs out of /work too.
+    paths("os.chdir", &[0], &["path"]),
+    paths("contextlib.chdir", &[0], &["path"]),
     paths("os.scandir", &[0], &["path"]),
     paths("os.walk", &[0], &["top"]),
     paths("os.stat", &[0], &["path"]),

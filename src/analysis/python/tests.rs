@@ -261,3 +261,14 @@ fn limiting_arguments_fold_as_python_computes_them() {
         );
     }
 }
+
+#[test]
+fn a_recursive_call_stands_for_everything_its_function_returns() {
+    // `b` returns what `a` returns, which is `os` only by way of `b` itself.
+    let code = "def a(n):\n    if n:\n        return b(n - 1)\n    return __import__('os')\ndef b(n):\n    q = a(n)\n    return q\nb(3).system('id')\n";
+    assert!(
+        uses(code).iter().any(|u| u == "os.system"),
+        "{:?}",
+        uses(code)
+    );
+}

@@ -1,0 +1,99 @@
+//! Stores into the members of modules and builtins (`os.sep = '/../'`,
+//! `path.join = () => '/etc/passwd'`, `Array.prototype.join = ...`, `process.cwd = ...`): the
+//! analyzer folds and judges those members by what the library does, so a snippet that
+//! replaces one makes every later judgement of it wrong. Such a store is a value the analyzer
+//! does not follow, which the strict policy denies. The snippet's own objects (`Shape.prototype`
+//! of its own constructor), its exports and `process.exitCode` are its to write.
+
+use crate::analysis::engine::Engine;
+use crate::analysis::engine::meaning::Value;
+use crate::analysis::facts::DynamicKind;
+use crate::analysis::ir::{Kind, NodeId};
+
+/// Members a snippet sets as data, read back by the runtime rather than by the analyzer.
+const WRITABLE: &[&str] = &["process.exitCode", "module.exports", "exports"];
+
+/// Reports each target of an assignment, augmented assignment or deletion that is a member of
+/// a module or builtin.
+pub fn report(e: &mut Engine, id: NodeId) {
+    let targets = match e.ir.kind(id) {
+        Kind::Assign { targets, .. } | Kind::Delete { targets } => e.ir.list(targets).to_vec(),
+        Kind::AugAssign { target, .. } => vec![target],
+        _ => return,
+    };
+    for target in targets {
+        let (Kind::Attr { object, .. } | Kind::Index { object, .. }) = e.ir.kind(target) else {
+            continue;
+        };
+        if let Some(owner) = library_owner(e, object, target)
+            && !WRITABLE.contains(&owner.as_str())
+            && (owner != GLOBAL || replaces_a_global(e, target))
+            && !e.resolve(target, 0).iter().any(|m| {
+                matches!(m.value, Value::Name(p) | Value::Module(p) if WRITABLE.contains(&e.paths.text(p)))
+            })
+        {
+            e.dynamic(
+                target,
+                DynamicKind::UntrackedValue,
+                format!(
+                    "a member of `{owner}` is replaced: the analyzer reads it as the library \
+                     defines it"
+                ),
+            );
+        }
+    }
+}
+
+const GLOBAL: &str = "globalThis";
+
+/// The module or builtin an expression is, by name, if it is one whose members the analyzer
+/// reads as the library defines them: a module or capability (`os`, `path`, `process`), every
+/// member of it; a builtin (`String`, `Array.prototype`), the members the folder models
+/// (`fromCharCode`, `join`, `concat`); the global object, checked by the caller.
+fn library_owner(e: &mut Engine, object: NodeId, target: NodeId) -> Option<String> {
+    let member = match e.ir.kind(target) {
+        Kind::Attr { name, .. } => Some(e.name(name).to_owned()),
+        Kind::Index { key, .. } => e.fold_key(key, 0).map(|k| k.to_string()),
+        _ => None,
+    };
+    e.resolve(object, 0)
+        .to_vec()
+        .into_iter()
+        .find_map(|m| match m.value {
+            Value::Module(p) => Some(e.paths.text(p).to_owned()),
+            Value::Name(p) => {
+                let owner = e.paths.text(p).to_owned();
+                let root = owner.split('.').next().unwrap_or(&owner);
+                // A name no module or builtin defines (an earlier cell's variable) is data.
+                let library = e.paths.module_len(p) > 0
+                    || e.dialect.is_builtin(root)
+                    || e.dialect.is_tracked_name(root);
+                if !library {
+                    return None;
+                }
+                let modelled = member.as_deref().is_none_or(|member| {
+                    let full = format!("{owner}.{member}");
+                    e.dialect.is_tracked_name(root)
+                        || e.dialect.string_method(member).is_some()
+                        || e.dialect.string_function(&full).is_some()
+                        || e.dialect.constant(&full).is_some()
+                        || e.dialect.path_function(&full).is_some()
+                });
+                modelled.then_some(owner)
+            }
+            Value::Global => Some(GLOBAL.to_owned()),
+            _ => None,
+        })
+}
+
+/// A store into the global object (`globalThis.k = v`, or a sloppy function's `this.k = v`,
+/// which is the new object when called with `new`) replaces a builtin only under a builtin's
+/// name, or a name it cannot tell.
+fn replaces_a_global(e: &mut Engine, target: NodeId) -> bool {
+    let name = match e.ir.kind(target) {
+        Kind::Attr { name, .. } => Some(e.name(name).to_owned()),
+        Kind::Index { key, .. } => e.fold_key(key, 0).map(|k| k.to_string()),
+        _ => None,
+    };
+    name.is_none_or(|n| e.dialect.is_builtin(&n) || e.dialect.is_tracked_name(&n))
+}

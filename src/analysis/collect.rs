@@ -1,6 +1,6 @@
 //! The fact sink: facts deduplicated and bounded, with spans computed from byte offsets.
 
-use std::collections::HashSet;
+use foldhash::{HashSet, HashSetExt};
 
 use super::facts::{DynamicKind, Fact, FactKind, LineIndex, Span};
 

@@ -60,11 +60,11 @@ impl Policy {
     /// requires allowed modules to be installed also judges the imports against it.
     pub fn judge_in(&self, analysis: &Analysis, installed: Option<&Installed<'_>>) -> Judgement {
         let mut findings = Vec::new();
-        let mut seen = std::collections::HashSet::new();
+        let mut seen = foldhash::HashSet::default();
         // A fact (or a line) a specific rule already denies is not also reported as merely
         // unlisted: `import subprocess` is a process escape, not an unknown module.
-        let mut denied_facts = std::collections::HashSet::new();
-        let mut denied_lines = std::collections::HashSet::new();
+        let mut denied_facts = foldhash::HashSet::default();
+        let mut denied_lines = foldhash::HashSet::default();
         let language = analysis.language;
         let rules: Vec<&Rule> = self
             .rules
@@ -127,7 +127,7 @@ impl Policy {
         findings.sort_by(|a, b| (a.line, a.column, &a.rule).cmp(&(b.line, b.column, &b.rule)));
         // One finding per rule and line: `open("/etc/passwd")` is one problem, not a call and
         // a string.
-        let mut reported = std::collections::HashSet::new();
+        let mut reported = foldhash::HashSet::default();
         findings.retain(|f| reported.insert((f.rule.clone(), f.line)));
         let verdict = findings
             .iter()

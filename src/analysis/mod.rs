@@ -412,15 +412,20 @@ pub(crate) fn path_function_matches(pattern: &str, name: &str) -> bool {
             [c, rest @ ..] => n.first() == Some(c) && glob(rest, &n[1..]),
         }
     }
-    // Most patterns differ from the name before their first `*`: reject those without globbing.
-    let literal = pattern.find('*').unwrap_or(pattern.len());
-    if !name.starts_with(&pattern[..literal]) {
-        return false;
+    // Most patterns differ from the name before their first `*`: compare that literal text
+    // byte by byte (every call is checked against the whole table) and glob only the rest.
+    let (pattern, name) = (pattern.as_bytes(), name.as_bytes());
+    let mut literal = 0;
+    while let Some(&c) = pattern.get(literal).filter(|&&c| c != b'*') {
+        if name.get(literal) != Some(&c) {
+            return false;
+        }
+        literal += 1;
     }
     if literal == pattern.len() {
         return name.len() == pattern.len();
     }
-    glob(pattern[literal..].as_bytes(), name[literal..].as_bytes())
+    glob(&pattern[literal..], &name[literal..])
 }
 
 /// Replaces each carriage return not followed by a line feed with a line feed.

@@ -152,6 +152,10 @@ impl NamePattern {
 
     pub fn matches(&self, name: &str) -> bool {
         let (pattern, name) = (self.text.as_bytes(), name.as_bytes());
+        // The first byte alone turns most names away, without a call to compare the rest.
+        if self.literal > 0 && name.first() != pattern.first() {
+            return false;
+        }
         if !name.starts_with(&pattern[..self.literal]) {
             return false;
         }

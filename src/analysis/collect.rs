@@ -41,9 +41,8 @@ impl<'s> Collector<'s> {
         let key = (span.start_byte, span.end_byte, self.hasher.hash_one(&kind));
         let first = self.seen.get(&key).copied();
         if let Some(index) = first {
-            let same = |f: &Fact| {
-                f.kind == kind && (f.span.start_byte, f.span.end_byte) == (key.0, key.1)
-            };
+            let same =
+                |f: &Fact| f.kind == kind && (f.span.start_byte, f.span.end_byte) == (key.0, key.1);
             // Equal keys almost always mean the same fact; a hash collision checks them all.
             if same(&self.facts[index]) || self.facts.iter().any(same) {
                 return;

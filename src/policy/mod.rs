@@ -229,13 +229,43 @@ mod tests {
     #[test]
     fn name_pattern_shortcut_agrees_with_globbing() {
         let patterns = [
-            "", "os", "os.system", "os.exec*", "os.*", "*", "**", "a.**", "os.popen?", "?s",
-            "*.system", "subprocess", "fs/promises.*", "pandas.read_*", "os.path.**.x",
+            "",
+            "os",
+            "os.system",
+            "os.exec*",
+            "os.*",
+            "*",
+            "**",
+            "a.**",
+            "os.popen?",
+            "?s",
+            "*.system",
+            "subprocess",
+            "fs/promises.*",
+            "pandas.read_*",
+            "os.path.**.x",
         ];
         let names = [
-            "", ".", "os", "os.", "os.system", "os.systems", "os.system.__call__", "os.execvp",
-            "os.path", "os.path.join", "osx", "subprocess.run", "subprocessing", "a", "a.b.c",
-            "os.popen2", "os.popen", "fs/promises.readFile", "pandas.read_csv", "os.path.y.x",
+            "",
+            ".",
+            "os",
+            "os.",
+            "os.system",
+            "os.systems",
+            "os.system.__call__",
+            "os.execvp",
+            "os.path",
+            "os.path.join",
+            "osx",
+            "subprocess.run",
+            "subprocessing",
+            "a",
+            "a.b.c",
+            "os.popen2",
+            "os.popen",
+            "fs/promises.readFile",
+            "pandas.read_csv",
+            "os.path.y.x",
         ];
         for pattern in patterns {
             let compiled = NamePattern::new(pattern);
@@ -245,7 +275,11 @@ mod tests {
                         .bytes()
                         .enumerate()
                         .any(|(i, c)| c == b'.' && glob(pattern.as_bytes(), &name.as_bytes()[..i]));
-                assert_eq!(compiled.matches(name), by_globbing, "{pattern:?} on {name:?}");
+                assert_eq!(
+                    compiled.matches(name),
+                    by_globbing,
+                    "{pattern:?} on {name:?}"
+                );
             }
         }
     }

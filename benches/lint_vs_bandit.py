@@ -4,12 +4,16 @@
 Builds a directory of N snippets (the typical data-processing sample and every Python
 fixture, round-robin), runs each tool over it several times, and prints medians and the
 ratio. Both tools are measured in the same run on the same files, so the ratio holds on a
-noisy machine where the absolute times do not.
+noisy machine where the absolute times do not. Besides wall-clock time it prints the CPU
+time (user + system) each process used: on a machine other work keeps busy, sandbox-lint's
+two threads wait for cores and its wall-clock ratio falls, while the CPU-time ratio, the
+work each tool does, stays.
 
     python3 benches/lint_vs_bandit.py [--files 300] [--runs 5] [--lint target/release/sandbox-lint]
 """
 
 import argparse
+import resource
 import shutil
 import statistics
 import subprocess
@@ -31,13 +35,20 @@ def corpus(directory: Path, count: int) -> int:
     return total
 
 
-def timed(command: list[str]) -> float:
+def cpu_of_children() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def timed(command: list[str]) -> tuple[float, float]:
+    """Wall-clock and CPU seconds of one run."""
+    cpu_before = cpu_of_children()
     start = time.perf_counter()
     done = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     elapsed = time.perf_counter() - start
     if done.returncode not in (0, 1):
         sys.exit(f"{command[0]} failed with exit code {done.returncode}")
-    return elapsed
+    return elapsed, cpu_of_children() - cpu_before
 
 
 def main() -> None:
@@ -59,11 +70,15 @@ def main() -> None:
         for _ in range(args.runs):
             lint_times.append(timed(lint_cmd))
             bandit_times.append(timed(bandit_cmd))
-    lint_median, bandit_median = statistics.median(lint_times), statistics.median(bandit_times)
-    print(f"{args.files} files, {size / 1024:.0f} KiB, {args.runs} runs each")
-    print(f"sandbox-lint  median {lint_median * 1000:8.1f} ms  ({lint_median / args.files * 1e6:.0f} us/file)")
-    print(f"bandit -r     median {bandit_median * 1000:8.1f} ms  ({bandit_median / args.files * 1e6:.0f} us/file)")
-    print(f"ratio         {bandit_median / lint_median:.1f}x faster")
+    def median(times, which):
+        return statistics.median(t[which] for t in times)
+
+    lint_median, bandit_median = median(lint_times, 0), median(bandit_times, 0)
+    lint_cpu, bandit_cpu = median(lint_times, 1), median(bandit_times, 1)
+    print(f"{args.files} files, {size / 1024:.0f} KiB, {args.runs} runs each; medians")
+    print(f"sandbox-lint  {lint_median * 1000:8.1f} ms wall ({lint_median / args.files * 1e6:.0f} us/file), {lint_cpu * 1000:8.1f} ms CPU")
+    print(f"bandit -r     {bandit_median * 1000:8.1f} ms wall ({bandit_median / args.files * 1e6:.0f} us/file), {bandit_cpu * 1000:8.1f} ms CPU")
+    print(f"ratio         {bandit_median / lint_median:.1f}x faster (wall), {bandit_cpu / lint_cpu:.1f}x less CPU")
 
 
 if __name__ == "__main__":

@@ -1,6 +1,8 @@
 //! The fact sink: facts deduplicated and bounded, with spans computed from byte offsets.
 
-use std::collections::HashSet;
+use std::hash::BuildHasher;
+
+use foldhash::{HashMap, HashMapExt};
 
 use super::facts::{DynamicKind, Fact, FactKind, LineIndex, Span};
 
@@ -13,7 +15,10 @@ pub const MAX_FACT_ARGS: usize = 8;
 pub struct Collector<'s> {
     lines: LineIndex<'s>,
     facts: Vec<Fact>,
-    seen: HashSet<(usize, usize, FactKind)>,
+    /// The first recorded fact with each (start, end, hash of kind): duplicates are found
+    /// without keeping a second copy of every fact.
+    seen: HashMap<(usize, usize, u64), usize>,
+    hasher: foldhash::fast::RandomState,
     limited: bool,
 }
 
@@ -22,7 +27,8 @@ impl<'s> Collector<'s> {
         Collector {
             lines: LineIndex::new(source),
             facts: Vec::new(),
-            seen: HashSet::new(),
+            seen: HashMap::new(),
+            hasher: foldhash::fast::RandomState::default(),
             limited: false,
         }
     }
@@ -32,11 +38,15 @@ impl<'s> Collector<'s> {
     }
 
     pub fn push_at(&mut self, span: Span, kind: FactKind) {
-        if !self
-            .seen
-            .insert((span.start_byte, span.end_byte, kind.clone()))
-        {
-            return;
+        let key = (span.start_byte, span.end_byte, self.hasher.hash_one(&kind));
+        let first = self.seen.get(&key).copied();
+        if let Some(index) = first {
+            let same =
+                |f: &Fact| f.kind == kind && (f.span.start_byte, f.span.end_byte) == (key.0, key.1);
+            // Equal keys almost always mean the same fact; a hash collision checks them all.
+            if same(&self.facts[index]) || self.facts.iter().any(same) {
+                return;
+            }
         }
         if self.facts.len() >= MAX_FACTS {
             if !self.limited {
@@ -50,6 +60,9 @@ impl<'s> Collector<'s> {
                 });
             }
             return;
+        }
+        if first.is_none() {
+            self.seen.insert(key, self.facts.len());
         }
         self.facts.push(Fact { kind, span });
     }

@@ -13,7 +13,7 @@
 //! and string literals are stored decoded, or as undecodable when the analyzer cannot be sure
 //! what the interpreter would read.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 
 pub type NodeId = u32;
 

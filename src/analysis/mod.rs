@@ -412,7 +412,20 @@ pub(crate) fn path_function_matches(pattern: &str, name: &str) -> bool {
             [c, rest @ ..] => n.first() == Some(c) && glob(rest, &n[1..]),
         }
     }
-    glob(pattern.as_bytes(), name.as_bytes())
+    // Most patterns differ from the name before their first `*`: compare that literal text
+    // byte by byte (every call is checked against the whole table) and glob only the rest.
+    let (pattern, name) = (pattern.as_bytes(), name.as_bytes());
+    let mut literal = 0;
+    while let Some(&c) = pattern.get(literal).filter(|&&c| c != b'*') {
+        if name.get(literal) != Some(&c) {
+            return false;
+        }
+        literal += 1;
+    }
+    if literal == pattern.len() {
+        return name.len() == pattern.len();
+    }
+    glob(&pattern[literal..], &name[literal..])
 }
 
 /// Replaces each carriage return not followed by a line feed with a line feed.
@@ -594,6 +607,32 @@ fn regex_lite_cookie() -> &'static regex::Regex {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn path_function_patterns() {
+        for (pattern, name, expected) in [
+            ("open", "open", true),
+            ("open", "opener", false),
+            ("open", "io.open", false),
+            ("fs.*", "fs.readFile", true),
+            ("fs.*", "fs", false),
+            ("fs.*", "fs.promises.readFile", false),
+            ("fs.*", "fsx.readFile", false),
+            ("pandas.read_*", "pandas.read_csv", true),
+            ("pandas.read_*", "pandas.read_", true),
+            ("pandas.read_*", "pandas.to_csv", false),
+            ("*.open", "io.open", true),
+            ("*.open", "a.b.open", false),
+            ("a.*.b", "a.x.b", true),
+            ("a.*.b", "a.x.y.b", false),
+        ] {
+            assert_eq!(
+                path_function_matches(pattern, name),
+                expected,
+                "{pattern:?} on {name:?}"
+            );
+        }
+    }
 
     fn kinds(language: Language, code: &[u8]) -> Vec<DynamicKind> {
         analyze(language, code)

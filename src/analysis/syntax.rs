@@ -20,12 +20,23 @@ pub fn field<'t>(node: Node<'t>, id: u16) -> Option<Node<'t>> {
     node.child_by_field_id(id)
 }
 
+/// Most named children a node may have to be read by index rather than with a cursor.
+/// Reading child `i` scans the children before it, so this is quadratic, but for the few
+/// children most nodes have it costs a fraction of creating a cursor and stepping it.
+const CHILDREN_READ_BY_INDEX: usize = 12;
+
 /// The named children of a node, comments excluded.
 pub fn named_children<'t>(node: Node<'t>) -> Vec<Node<'t>> {
+    let is_code = |c: &Node| !matches!(c.kind(), "comment" | "html_comment");
+    let count = node.named_child_count();
+    if count <= CHILDREN_READ_BY_INDEX {
+        return (0..count as u32)
+            .filter_map(|i| node.named_child(i))
+            .filter(is_code)
+            .collect();
+    }
     let mut cursor = node.walk();
-    node.named_children(&mut cursor)
-        .filter(|c| !matches!(c.kind(), "comment" | "html_comment"))
-        .collect()
+    node.named_children(&mut cursor).filter(is_code).collect()
 }
 
 /// The children of a node in a field.

@@ -8,6 +8,11 @@ use code_sandbox_mcp::analysis::Language;
 use code_sandbox_mcp::lint::{self, Summary};
 use code_sandbox_mcp::policy::{self, DEFAULT_POLICY, Verdict};
 
+/// Analysis allocates many small, short-lived values (names, meanings, facts); with glibc's
+/// allocator, allocating and freeing them was a sixth of this command's instructions.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[derive(Parser)]
 #[command(
     name = "sandbox-lint",

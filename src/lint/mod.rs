@@ -176,7 +176,8 @@ pub fn lint_source(policy: &Policy, path: &str, language: Language, bytes: &[u8]
 }
 
 /// Reads and judges every input, spread over the machine's cores (files are independent);
-/// reports come back in input order.
+/// reports come back in input order. Each worker takes the next unjudged file, so one part of
+/// a directory full of large files does not leave the other cores idle.
 pub fn lint_all(policy: &Policy, inputs: &[Input]) -> (Vec<FileReport>, Vec<InputError>) {
     let lint_one = |input: &Input| match input.read() {
         Ok(bytes) => Ok(lint_source(policy, &input.path, input.language, &bytes)),
@@ -188,20 +189,29 @@ pub fn lint_all(policy: &Policy, inputs: &[Input]) -> (Vec<FileReport>, Vec<Inpu
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(inputs.len().max(1));
-    let chunk = inputs.len().div_ceil(threads).max(1);
     let results: Vec<Result<FileReport, InputError>> = if threads <= 1 {
         inputs.iter().map(lint_one).collect()
     } else {
-        std::thread::scope(|scope| {
-            let workers: Vec<_> = inputs
-                .chunks(chunk)
-                .map(|part| scope.spawn(move || part.iter().map(lint_one).collect::<Vec<_>>()))
-                .collect();
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let work = || {
+            let mut done = Vec::new();
+            loop {
+                let index = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(input) = inputs.get(index) else {
+                    return done;
+                };
+                done.push((index, lint_one(input)));
+            }
+        };
+        let mut indexed: Vec<_> = std::thread::scope(|scope| {
+            let workers: Vec<_> = (0..threads).map(|_| scope.spawn(work)).collect();
             workers
                 .into_iter()
                 .flat_map(|w| w.join().expect("a lint worker does not panic"))
                 .collect()
-        })
+        });
+        indexed.sort_unstable_by_key(|(index, _)| *index);
+        indexed.into_iter().map(|(_, result)| result).collect()
     };
     let mut reports = Vec::new();
     let mut errors = Vec::new();

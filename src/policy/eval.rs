@@ -60,11 +60,11 @@ impl Policy {
     /// requires allowed modules to be installed also judges the imports against it.
     pub fn judge_in(&self, analysis: &Analysis, installed: Option<&Installed<'_>>) -> Judgement {
         let mut findings = Vec::new();
-        let mut seen = std::collections::HashSet::new();
+        let mut seen = foldhash::HashSet::default();
         // A fact (or a line) a specific rule already denies is not also reported as merely
         // unlisted: `import subprocess` is a process escape, not an unknown module.
-        let mut denied_facts = std::collections::HashSet::new();
-        let mut denied_lines = std::collections::HashSet::new();
+        let mut denied_facts = foldhash::HashSet::default();
+        let mut denied_lines = foldhash::HashSet::default();
         let language = analysis.language;
         let rules: Vec<&Rule> = self
             .rules
@@ -89,7 +89,11 @@ impl Policy {
                 )
                 .collect();
             let judges_allowlist = rule.uses_allowlist();
+            let kinds = matchers.iter().fold(0, |all, m| all | kinds_matched(m));
             for (index, fact) in analysis.facts.iter().enumerate() {
+                if kinds & kind_bit(&fact.kind) == 0 {
+                    continue;
+                }
                 let line_denied = denied_lines.contains(&fact.span.line);
                 if judges_allowlist && (denied_facts.contains(&index) || line_denied) {
                     continue;
@@ -127,7 +131,7 @@ impl Policy {
         findings.sort_by(|a, b| (a.line, a.column, &a.rule).cmp(&(b.line, b.column, &b.rule)));
         // One finding per rule and line: `open("/etc/passwd")` is one problem, not a call and
         // a string.
-        let mut reported = std::collections::HashSet::new();
+        let mut reported = foldhash::HashSet::default();
         findings.retain(|f| reported.insert((f.rule.clone(), f.line)));
         let verdict = findings
             .iter()
@@ -165,6 +169,53 @@ impl Rule {
                 .iter()
                 .any(|(_, s)| !s.unlisted.is_empty())
     }
+}
+
+/// One bit per kind of fact, for [`kinds_matched`].
+mod kind_bits {
+    pub const IMPORT: u8 = 1;
+    pub const USE: u8 = 1 << 1;
+    pub const ATTRIBUTE: u8 = 1 << 2;
+    pub const PATH: u8 = 1 << 3;
+    pub const DYNAMIC: u8 = 1 << 4;
+    pub const LITERAL: u8 = 1 << 5;
+}
+
+fn kind_bit(fact: &FactKind) -> u8 {
+    match fact {
+        FactKind::Import { .. } => kind_bits::IMPORT,
+        FactKind::Use { .. } => kind_bits::USE,
+        FactKind::Attribute { .. } => kind_bits::ATTRIBUTE,
+        FactKind::Path { .. } => kind_bits::PATH,
+        FactKind::Dynamic { .. } => kind_bits::DYNAMIC,
+        FactKind::Literal { .. } => kind_bits::LITERAL,
+    }
+}
+
+/// The kinds of fact [`matches`] can match for `m` (it answers `None` for the others), so
+/// judging skips the rest without trying every pattern of the rule on them.
+fn kinds_matched(m: &Matcher) -> u8 {
+    use kind_bits::*;
+    if !m.unlisted.is_empty() {
+        return m.unlisted.iter().fold(0, |all, kind| {
+            all | match kind {
+                Unlisted::Modules => IMPORT,
+                Unlisted::Names => USE,
+                Unlisted::Attributes => ATTRIBUTE,
+            }
+        });
+    }
+    let lists = [
+        (IMPORT, m.modules.is_empty()),
+        (USE, m.names.is_empty() && m.calls.is_empty()),
+        (PATH, m.paths.is_empty() && m.path_names.is_empty()),
+        (DYNAMIC, m.dynamic.is_empty()),
+        (LITERAL, m.strings.is_empty()),
+    ];
+    lists
+        .into_iter()
+        .filter(|&(_, empty)| !empty)
+        .fold(0, |all, (bit, _)| all | bit)
 }
 
 /// Why `fact` matches `matcher`, if it does.

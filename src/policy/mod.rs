@@ -136,17 +136,33 @@ impl Matcher {
 #[derive(Debug, Clone)]
 pub struct NamePattern {
     pub text: String,
+    /// Length of the pattern's text before its first wildcard: a name that does not start
+    /// with that text cannot match, which rejects most names before any globbing (a policy
+    /// judges every fact against every pattern).
+    literal: usize,
 }
 
 impl NamePattern {
     pub fn new(glob: &str) -> NamePattern {
         NamePattern {
             text: glob.to_owned(),
+            literal: glob.find(['*', '?']).unwrap_or(glob.len()),
         }
     }
 
     pub fn matches(&self, name: &str) -> bool {
         let (pattern, name) = (self.text.as_bytes(), name.as_bytes());
+        // The first byte alone turns most names away, without a call to compare the rest.
+        if self.literal > 0 && name.first() != pattern.first() {
+            return false;
+        }
+        if !name.starts_with(&pattern[..self.literal]) {
+            return false;
+        }
+        if self.literal == pattern.len() {
+            // No wildcard: the name itself or a name under it.
+            return name.len() == pattern.len() || name[pattern.len()] == b'.';
+        }
         glob(pattern, name)
             || name
                 .iter()
@@ -207,5 +223,64 @@ mod tests {
         assert!(NamePattern::new("os.popen?").matches("os.popen2"));
         assert!(!NamePattern::new("os.*").matches("os"));
         assert!(NamePattern::new("pandas.read_*").matches("pandas.read_csv"));
+    }
+
+    /// The literal-prefix shortcut answers as globbing every dotted prefix of the name would.
+    #[test]
+    fn name_pattern_shortcut_agrees_with_globbing() {
+        let patterns = [
+            "",
+            "os",
+            "os.system",
+            "os.exec*",
+            "os.*",
+            "*",
+            "**",
+            "a.**",
+            "os.popen?",
+            "?s",
+            "*.system",
+            "subprocess",
+            "fs/promises.*",
+            "pandas.read_*",
+            "os.path.**.x",
+        ];
+        let names = [
+            "",
+            ".",
+            "os",
+            "os.",
+            "os.system",
+            "os.systems",
+            "os.system.__call__",
+            "os.execvp",
+            "os.path",
+            "os.path.join",
+            "osx",
+            "subprocess.run",
+            "subprocessing",
+            "a",
+            "a.b.c",
+            "os.popen2",
+            "os.popen",
+            "fs/promises.readFile",
+            "pandas.read_csv",
+            "os.path.y.x",
+        ];
+        for pattern in patterns {
+            let compiled = NamePattern::new(pattern);
+            for name in names {
+                let by_globbing = glob(pattern.as_bytes(), name.as_bytes())
+                    || name
+                        .bytes()
+                        .enumerate()
+                        .any(|(i, c)| c == b'.' && glob(pattern.as_bytes(), &name.as_bytes()[..i]));
+                assert_eq!(
+                    compiled.matches(name),
+                    by_globbing,
+                    "{pattern:?} on {name:?}"
+                );
+            }
+        }
     }
 }

@@ -1,6 +1,6 @@
 //! What a name or expression may stand for, as typed values rather than marker strings.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 
 use crate::analysis::ir::NodeId;
 

@@ -21,7 +21,7 @@ pub mod scopes;
 mod shapes;
 mod taint;
 
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt};
 use std::rc::Rc;
 
 pub use carried::Carried;

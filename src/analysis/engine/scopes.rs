@@ -4,7 +4,7 @@
 //! `let`/`const`/`class`, function scopes for `var` and parameters, implicit globals) differ
 //! only in how a binding declares; the lookup is one.
 
-use std::collections::{HashMap, HashSet};
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
 use crate::analysis::ir::{DeclKind, FunctionKind, Ir, Kind, NodeId, Sym};
 

@@ -232,9 +232,9 @@ impl<'a> Engine<'a> {
             })
     }
 
-    fn sites(&mut self) -> &std::collections::HashMap<(super::scopes::ScopeId, Sym), super::Sites> {
+    fn sites(&mut self) -> &foldhash::HashMap<(super::scopes::ScopeId, Sym), super::Sites> {
         if self.sites.is_none() {
-            let mut sites: std::collections::HashMap<_, super::Sites> = Default::default();
+            let mut sites: foldhash::HashMap<_, super::Sites> = Default::default();
             for id in 0..self.ir.nodes.len() as NodeId {
                 if let Kind::Bind(sym) = self.ir.kind(id)
                     && let Some(scope) = self.scopes.bind_scope(id)

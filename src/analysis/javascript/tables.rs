@@ -31,8 +31,7 @@ const GLOBALS: &str = "AbortController AbortSignal AggregateError Array ArrayBuf
     undefined unescape window";
 
 pub fn is_global(name: &str) -> bool {
-    static SET: std::sync::OnceLock<std::collections::HashSet<&'static str>> =
-        std::sync::OnceLock::new();
+    static SET: std::sync::OnceLock<foldhash::HashSet<&'static str>> = std::sync::OnceLock::new();
     SET.get_or_init(|| GLOBALS.split_whitespace().collect())
         .contains(name)
 }

@@ -13,7 +13,7 @@
 //! `pandas.read_xml(stylesheet=)`): those are path functions like the hand-written ones, so a
 //! reader nobody thought of still has its path judged.
 
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt};
 use std::sync::OnceLock;
 
 use crate::analysis::dialect::PathFunction;
@@ -88,7 +88,7 @@ pub fn member(path: &str) -> Option<Member> {
 
 /// True when the survey found a module of that name (`numpy.random`, `matplotlib.cbook`).
 pub fn is_module(name: &str) -> bool {
-    static MODULES: OnceLock<std::collections::HashSet<&'static str>> = OnceLock::new();
+    static MODULES: OnceLock<foldhash::HashSet<&'static str>> = OnceLock::new();
     MODULES
         .get_or_init(|| {
             table()

@@ -1,7 +1,7 @@
 //! Python's name tables: builtins, standard modules and their submodules, the names that run
 //! code, import, reach internals or take file paths.
 
-use std::collections::HashSet;
+use foldhash::HashSet;
 use std::sync::OnceLock;
 
 use crate::analysis::dialect::{PathFunction, Runner, Tables};

@@ -463,7 +463,13 @@ impl<'a> Engine<'a> {
         }
         let first = *args.first()?;
         match function {
-            StrFn::Same | StrFn::Recode => self.fold(first, depth).map(|s| s.to_string()),
+            StrFn::Same => self.fold(first, depth).map(|s| s.to_string()),
+            // Only ASCII text recodes to itself whatever the codec's error handler does with
+            // other bytes (`errors="ignore"` drops them: `b"/tmp/.\xff./etc"` is `/tmp/../etc`).
+            StrFn::Recode => self
+                .fold(first, depth)
+                .filter(|s| s.is_ascii())
+                .map(|s| s.to_string()),
             StrFn::Url if args.len() > 1 => None,
             StrFn::Url => node_url_path(&self.fold(first, depth)?),
             StrFn::Chr { all } => {
@@ -471,8 +477,11 @@ impl<'a> Engine<'a> {
                 codes
                     .iter()
                     .map(|a| {
+                        // Above 0xFFFF, `String.fromCharCode` wraps to 16 bits while `chr` and
+                        // `fromCodePoint` do not: unknown rather than a guess.
                         self.int_value(*a, false)
                             .and_then(|n| u32::try_from(n).ok())
+                            .filter(|&n| n <= 0xFFFF)
                             .and_then(char::from_u32)
                     })
                     .collect()
@@ -545,8 +554,11 @@ impl<'a> Engine<'a> {
                     }
                     _ => None,
                 };
-                // Python's and JavaScript's whitespace differ from Rust's outside ASCII.
-                if set.is_none() && !s.is_ascii() {
+                // Python's and JavaScript's whitespace differ from Rust's outside ASCII, and
+                // within it Python's `str.strip()` also strips the separators \x1c-\x1f,
+                // which JavaScript's `trim()` and Python's `bytes.strip()` keep.
+                if set.is_none() && (!s.is_ascii() || s.contains(['\x1c', '\x1d', '\x1e', '\x1f']))
+                {
                     return None;
                 }
                 let strip = |c: char| match &set {
@@ -572,7 +584,9 @@ impl<'a> Engine<'a> {
                 self.fold_replace(object, args, None, depth)
             }
             StrMethod::Split { .. } => None,
-            StrMethod::Same | StrMethod::Recode => self.fold(object, depth).map(|s| s.to_string()),
+            StrMethod::Same => self.fold(object, depth).map(|s| s.to_string()),
+            // As for `StrFn::Recode`: only ASCII text is sure to come out as it went in.
+            StrMethod::Recode => ascii(self.fold(object, depth)?).map(|s| s.to_string()),
             StrMethod::Concat => {
                 let mut out = self.fold(object, depth)?.to_string();
                 for a in args {

@@ -211,6 +211,9 @@ fn limiting_arguments_fold_as_node_computes_them() {
         ("'xax'.trim('x')", None),
         ("Buffer.from('xxa').toString('utf8', 2)", None),
         ("'A'.toLocaleLowerCase('tr')", None),
+        // fromCharCode wraps to 16 bits: 0x1002f is '/'
+        ("String.fromCharCode(0x1002f) + 'etc/passwd'", None),
+        ("String.fromCharCode(100, 97) + 'ta.csv'", Some("data.csv")),
     ] {
         assert_eq!(
             opened(expression),

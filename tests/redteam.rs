@@ -245,6 +245,59 @@ fn strict_denies_the_fourth_pass_classes() {
     assert!(allowed.is_empty(), "strict allows:\n{}", allowed.join("\n"));
 }
 
+/// A fifth pass, against the fixes of the fourth: folds that kept what an error handler, a
+/// wider whitespace or a 16-bit wrap changes, library members replaced by any store (unpacking,
+/// loops, comprehensions, destructuring) or through a module's prototype, `__init__` named by
+/// computed text, annotations written through an alias.
+#[test]
+fn strict_denies_the_fifth_pass_classes() {
+    const PYTHON: &[&str] = &[
+        "p = b\"/tmp/.\\xff./etc/passwd\".decode(\"ascii\", \"ignore\")\nprint(open(p).read())\n",
+        "p = \"\\x1c/etc/passwd\".strip()\nprint(open(p).read())\n",
+        "import os\nos.path.join, _ = (lambda *p: '/tmp/../etc/passwd'), 0\nprint(open(os.path.join('/tmp', 'x.txt')).read())\n",
+        "import os\n[0 for os.path.normpath in [lambda p: '/tmp/../etc/passwd']]\nprint(open(os.path.normpath('/tmp/x.txt')).read())\n",
+        "open('d.bin', 'wb').write(b'x')\nf = open('d.bin', 'rb', buffering=0)\ngetattr(f, ''.join(['__', 'init', '__']))('/tmp/../etc/passwd')\nprint(f.read().decode())\n",
+        "import operator\nopen('d.bin', 'wb').write(b'x')\nf = open('d.bin', 'rb', buffering=0)\noperator.methodcaller('__in' + 'it__', '/tmp/../etc/passwd')(f)\n",
+        "import typing\ndef f(a: int) -> int:\n    return a\nann = f.__annotations__\nann['return'] = \"__import__('os').system('id') or int\"\ntyping.get_type_hints(f)\n",
+    ];
+    const JAVASCRIPT: &[&str] = &[
+        "const path = require('path'); const fs = require('fs');\n[path.join] = [() => '/tmp/../etc/passwd'];\nconsole.log(fs.readFileSync(path.join('/tmp', 'x.txt'), 'utf8'));\n",
+        "const fs = require('fs');\nfor (String.prototype.toLowerCase of [function () { return '/tmp/../etc/passwd'; }]) ;\nconsole.log(fs.readFileSync('/TMP/X.TXT'.toLowerCase(), 'utf8'));\n",
+        "const fs = require('fs');\nconsole.log(fs.readdirSync(String.fromCharCode(0x1002f)));\n",
+        "const EE = require('events');\nEE.prototype.emit = function () { console.log(this.env); return true; };\nprocess.emitWarning('x');\n",
+    ];
+    let policy = load("strict").unwrap();
+    let mut allowed = Vec::new();
+    for (language, snippets) in [
+        (Language::Python, PYTHON),
+        (Language::JavaScript, JAVASCRIPT),
+    ] {
+        for code in snippets {
+            if policy.judge(&analyze(language, code.as_bytes())).verdict != Verdict::Deny {
+                allowed.push(*code);
+            }
+        }
+    }
+    assert!(allowed.is_empty(), "strict allows:\n{}", allowed.join("\n"));
+    // What the folds still state exactly: ordinary code of the same shapes.
+    for (language, code) in [
+        (
+            Language::Python,
+            "print(b'data.csv'.decode('utf-8', 'ignore'), ' a '.strip())\n",
+        ),
+        (
+            Language::JavaScript,
+            "Array.prototype.heapify = function () { return this.length; };\nconsole.log([1].heapify(), String.fromCharCode(100, 97));\n",
+        ),
+    ] {
+        assert_eq!(
+            policy.judge(&analyze(language, code.as_bytes())).verdict,
+            Verdict::Allow,
+            "{code}"
+        );
+    }
+}
+
 // --- Evasions the analyzer misses (strict allows them): the container holds.
 
 on_every_backend! {

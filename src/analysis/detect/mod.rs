@@ -57,9 +57,13 @@ pub fn report(e: &mut Engine, id: NodeId) {
             annotations::report_computed_type(e, id);
         }
         Kind::Cond { .. } => annotations::report_computed_type(e, id),
-        Kind::Assign { .. } | Kind::AugAssign { .. } | Kind::Delete { .. } => {
-            rebinding::report(e, id)
-        }
+        Kind::Assign { .. }
+        | Kind::AugAssign { .. }
+        | Kind::Delete { .. }
+        | Kind::For { .. }
+        | Kind::CompFor { .. }
+        | Kind::WithItem { .. }
+        | Kind::Catch { .. } => rebinding::report(e, id),
         _ => {}
     }
     escapes::report(e, id);

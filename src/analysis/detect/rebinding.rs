@@ -13,14 +13,28 @@ use crate::analysis::ir::{Kind, NodeId};
 /// Members a snippet sets as data, read back by the runtime rather than by the analyzer.
 const WRITABLE: &[&str] = &["process.exitCode", "module.exports", "exports"];
 
-/// Reports each target of an assignment, augmented assignment or deletion that is a member of
-/// a module or builtin.
+/// Reports each member of a module or builtin that a statement stores into: as an
+/// assignment's, augmented assignment's or deletion's target, or a loop's, comprehension's,
+/// `with`'s or `except`'s, alone or inside a destructuring pattern
+/// (`a, os.path.join = ...`, `for path.join of [...]`, `[String.prototype.concat] = [...]`).
 pub fn report(e: &mut Engine, id: NodeId) {
-    let targets = match e.ir.kind(id) {
+    let roots = match e.ir.kind(id) {
         Kind::Assign { targets, .. } | Kind::Delete { targets } => e.ir.list(targets).to_vec(),
-        Kind::AugAssign { target, .. } => vec![target],
+        Kind::AugAssign { target, .. }
+        | Kind::For { target, .. }
+        | Kind::CompFor { target, .. }
+        | Kind::WithItem {
+            target: Some(target),
+        }
+        | Kind::Catch {
+            target: Some(target),
+        } => vec![target],
         _ => return,
     };
+    let mut targets = Vec::new();
+    for root in roots {
+        store_leaves(e, root, &mut targets);
+    }
     for target in targets {
         let (Kind::Attr { object, .. } | Kind::Index { object, .. }) = e.ir.kind(target) else {
             continue;
@@ -45,6 +59,28 @@ pub fn report(e: &mut Engine, id: NodeId) {
 }
 
 const GLOBAL: &str = "globalThis";
+
+/// The places a target stores into, through destructuring patterns, defaults and rests.
+fn store_leaves(e: &Engine, target: NodeId, out: &mut Vec<NodeId>) {
+    let ir = e.ir;
+    match ir.kind(target) {
+        Kind::TuplePattern { items } => {
+            for &item in ir.list(items) {
+                store_leaves(e, item, out);
+            }
+        }
+        Kind::ObjectPattern { entries } => {
+            for &entry in ir.list(entries) {
+                store_leaves(e, entry, out);
+            }
+        }
+        Kind::PatternEntry { target, .. } | Kind::DefaultTarget { target, .. } => {
+            store_leaves(e, target, out);
+        }
+        Kind::Rest(inner) => store_leaves(e, inner, out),
+        _ => out.push(target),
+    }
+}
 
 /// The module or builtin an expression is, by name, if it is one whose members the analyzer
 /// reads as the library defines them: a module or capability (`os`, `path`, `process`), every
@@ -79,7 +115,13 @@ fn library_owner(e: &mut Engine, object: NodeId, target: NodeId) -> Option<Strin
                         || e.dialect.constant(&full).is_some()
                         || e.dialect.path_function(&full).is_some()
                 });
-                modelled.then_some(owner)
+                // A module's prototypes are called by the module itself, with its objects as
+                // `this` (`EventEmitter.prototype.emit` runs for `process.emit`). Node's own
+                // code keeps the builtins' original methods, so a new or replaced method of
+                // `Array.prototype` reaches only the snippet's calls, which the folder models.
+                let prototype = e.paths.module_len(p) > 0
+                    && owner.split('.').any(|segment| segment == "prototype");
+                (modelled || prototype).then_some(owner)
             }
             Value::Global => Some(GLOBAL.to_owned()),
             _ => None,

@@ -367,7 +367,7 @@ impl Dialect for Python {
                 deferred_loads::report(e, id);
                 reinit::report(e, id);
             }
-            Kind::Str { .. } => reinit::report(e, id),
+            Kind::Str { .. } | Kind::Arg { .. } => reinit::report(e, id),
             Kind::Binary { .. } => sizes::report_binary(e, id),
             Kind::Name(sym)
                 if e.name(sym) == "__builtins__" && super::detect::is_maximal(e, id) =>

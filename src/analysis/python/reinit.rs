@@ -39,6 +39,18 @@ pub fn report(e: &mut Engine, id: NodeId) {
                 "the name of a method that remakes an object, taken as text",
             );
         }
+        // The same name built at run time: `getattr(f, "__ini" + "t__")`,
+        // `methodcaller("".join(["__init", "__"]), p)`.
+        Kind::Arg { value, .. }
+            if !matches!(e.ir.kind(value), Kind::Str { .. })
+                && e.fold(value, 0).is_some_and(|s| REMAKERS.contains(&&*s)) =>
+        {
+            e.dynamic(
+                id,
+                DynamicKind::UntrackedValue,
+                "the name of a method that remakes an object, computed as text",
+            );
+        }
         _ => {}
     }
 }

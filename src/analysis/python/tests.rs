@@ -254,7 +254,10 @@ fn limiting_arguments_fold_as_python_computes_them() {
         (r#""a".lower(1)"#, None),
         // what an error handler or Python's wider whitespace would change: unknown
         (r#"b"/tmp/.\xff./etc".decode("ascii", "ignore")"#, None),
-        (r#"str(b"/tmp/.\xc0\xaf./etc", "utf-8", errors="ignore")"#, None),
+        (
+            r#"str(b"/tmp/.\xc0\xaf./etc", "utf-8", errors="ignore")"#,
+            None,
+        ),
         (r#""\x1c/etc/passwd".strip()"#, None),
         (r#"b"data.csv".decode("utf-8", "ignore")"#, Some("data.csv")),
         (r#"" data.csv ".strip()"#, Some("data.csv")),

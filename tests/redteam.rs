@@ -37,6 +37,23 @@ fn assert_strict_denies(language: Language, code: &str) {
     assert_eq!(judgement.verdict, Verdict::Deny, "{code}\n{judgement:?}");
 }
 
+/// Each snippet, judged on its own, is denied by strict; the failure lists every one allowed.
+fn assert_strict_denies_each(python: &[&str], javascript: &[&str]) {
+    let policy = load("strict").unwrap();
+    let mut allowed = Vec::new();
+    for (language, snippets) in [
+        (Language::Python, python),
+        (Language::JavaScript, javascript),
+    ] {
+        for code in snippets {
+            if policy.judge(&analyze(language, code.as_bytes())).verdict != Verdict::Deny {
+                allowed.push(*code);
+            }
+        }
+    }
+    assert!(allowed.is_empty(), "strict allows:\n{}", allowed.join("\n"));
+}
+
 fn check_file(name: &str, language: Language, separator: &str, minimum: usize) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("policies/fixtures/redteam")
@@ -152,19 +169,7 @@ doctest.testmod()
         // replaceAll's `$&` is the match
         "const fs = require('fs');\nconsole.log(fs.readFileSync('/tmp/./etc/passwd'.replaceAll('.', '$&$&'), 'utf8'));\n",
     ];
-    let policy = load("strict").unwrap();
-    let mut allowed = Vec::new();
-    for (language, snippets) in [
-        (Language::Python, PYTHON),
-        (Language::JavaScript, JAVASCRIPT),
-    ] {
-        for code in snippets {
-            if policy.judge(&analyze(language, code.as_bytes())).verdict != Verdict::Deny {
-                allowed.push(*code);
-            }
-        }
-    }
-    assert!(allowed.is_empty(), "strict allows:\n{}", allowed.join("\n"));
+    assert_strict_denies_each(PYTHON, JAVASCRIPT);
 }
 
 /// `this` where the runtime decides what it is: a `'use strict'` that is no directive leaves a
@@ -230,19 +235,7 @@ fn strict_denies_the_fourth_pass_classes() {
         "const o = Object.create(() => 1);\no[process.argv[2]]('return process')().exit(3);\n",
         "const o = {};\no[process.argv[3]] = () => 1;\no[process.argv[2]]('return process')().exit(3);\n",
     ];
-    let policy = load("strict").unwrap();
-    let mut allowed = Vec::new();
-    for (language, snippets) in [
-        (Language::Python, PYTHON),
-        (Language::JavaScript, JAVASCRIPT),
-    ] {
-        for code in snippets {
-            if policy.judge(&analyze(language, code.as_bytes())).verdict != Verdict::Deny {
-                allowed.push(*code);
-            }
-        }
-    }
-    assert!(allowed.is_empty(), "strict allows:\n{}", allowed.join("\n"));
+    assert_strict_denies_each(PYTHON, JAVASCRIPT);
 }
 
 /// A fifth pass, against the fixes of the fourth: folds that kept what an error handler, a
@@ -266,20 +259,9 @@ fn strict_denies_the_fifth_pass_classes() {
         "const fs = require('fs');\nconsole.log(fs.readdirSync(String.fromCharCode(0x1002f)));\n",
         "const EE = require('events');\nEE.prototype.emit = function () { console.log(this.env); return true; };\nprocess.emitWarning('x');\n",
     ];
-    let policy = load("strict").unwrap();
-    let mut allowed = Vec::new();
-    for (language, snippets) in [
-        (Language::Python, PYTHON),
-        (Language::JavaScript, JAVASCRIPT),
-    ] {
-        for code in snippets {
-            if policy.judge(&analyze(language, code.as_bytes())).verdict != Verdict::Deny {
-                allowed.push(*code);
-            }
-        }
-    }
-    assert!(allowed.is_empty(), "strict allows:\n{}", allowed.join("\n"));
+    assert_strict_denies_each(PYTHON, JAVASCRIPT);
     // What the folds still state exactly: ordinary code of the same shapes.
+    let policy = load("strict").unwrap();
     for (language, code) in [
         (
             Language::Python,

@@ -87,11 +87,7 @@ fn store_leaves(e: &Engine, target: NodeId, out: &mut Vec<NodeId>) {
 /// member of it; a builtin (`String`, `Array.prototype`), the members the folder models
 /// (`fromCharCode`, `join`, `concat`); the global object, checked by the caller.
 fn library_owner(e: &mut Engine, object: NodeId, target: NodeId) -> Option<String> {
-    let member = match e.ir.kind(target) {
-        Kind::Attr { name, .. } => Some(e.name(name).to_owned()),
-        Kind::Index { key, .. } => e.fold_key(key, 0).map(|k| k.to_string()),
-        _ => None,
-    };
+    let member = member_name(e, target);
     e.resolve(object, 0)
         .to_vec()
         .into_iter()
@@ -132,10 +128,14 @@ fn library_owner(e: &mut Engine, object: NodeId, target: NodeId) -> Option<Strin
 /// which is the new object when called with `new`) replaces a builtin only under a builtin's
 /// name, or a name it cannot tell.
 fn replaces_a_global(e: &mut Engine, target: NodeId) -> bool {
-    let name = match e.ir.kind(target) {
+    member_name(e, target).is_none_or(|n| e.dialect.is_builtin(&n) || e.dialect.is_tracked_name(&n))
+}
+
+/// The member a store target names: an attribute, or a key that folds; `None` when computed.
+fn member_name(e: &mut Engine, target: NodeId) -> Option<String> {
+    match e.ir.kind(target) {
         Kind::Attr { name, .. } => Some(e.name(name).to_owned()),
         Kind::Index { key, .. } => e.fold_key(key, 0).map(|k| k.to_string()),
         _ => None,
-    };
-    name.is_none_or(|n| e.dialect.is_builtin(&n) || e.dialect.is_tracked_name(&n))
+    }
 }

@@ -356,6 +356,7 @@ impl Dialect for Python {
                 backends::report(e, id);
                 vectorizers::report(e, id);
             }
+            Kind::AugAssign { .. } => backends::report(e, id),
             Kind::Pair { .. } => {
                 vectorizers::report(e, id);
                 deferred_loads::report(e, id);

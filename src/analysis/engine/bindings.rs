@@ -327,7 +327,11 @@ impl<'a> Engine<'a> {
         match source {
             Source::Expr(v) => {
                 let meanings = self.resolve(*v, 0).to_vec();
-                let string = self.fold(*v, 0);
+                let string = if self.ir.is_construction(*v) {
+                    None
+                } else {
+                    self.fold(*v, 0)
+                };
                 let int = self.int_value(*v, false);
                 (meanings, string, int)
             }

@@ -545,6 +545,23 @@ impl<'s> Lower<'s> {
                     }
                 }
             }
+            // `case C(name=pattern)` reads the subject's attribute `name` (as `getattr` does):
+            // an attribute of an object the analyzer does not name, judged by its name.
+            "keyword_pattern" => {
+                let children = named_children(node);
+                if let Some(&keyword) = children.first() {
+                    let attr = self.b.open(node.start_byte(), node.end_byte());
+                    let object = self
+                        .b
+                        .leaf(keyword.start_byte(), keyword.end_byte(), Kind::Other);
+                    let name = self.sym(keyword);
+                    self.b.close(attr, Kind::Attr { object, name });
+                    self.b.push(attr);
+                }
+                for child in children.into_iter().skip(1) {
+                    self.pattern(child);
+                }
+            }
             "as_pattern" => {
                 for child in named_children(node) {
                     if child.kind() == "as_pattern_target" {

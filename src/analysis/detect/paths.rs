@@ -43,29 +43,40 @@ pub fn report(e: &mut Engine, call: NodeId) {
     if dialect.path_method(&method).is_some() && !may_be_path_method(e, call, object, &method) {
         return;
     }
-    if matches!(dialect.path_method(&method), Some(PathMethod::Argument(..))) && e.splatted(call) {
-        report_unknown_path(e, call, format!(".{method}"));
+    let Some(kind) = dialect.path_method(&method) else {
         return;
-    }
-    match dialect.path_method(&method) {
-        Some(PathMethod::OnReceiver) => {
-            let path = e.fold(object, 0);
-            push_readings(e, call, &format!(".{method}"), path.as_deref());
-        }
-        Some(PathMethod::Argument(index, keyword)) => {
-            let arg = args
+    };
+    let function = format!(".{method}");
+    let (receiver, argument) = match kind {
+        PathMethod::OnReceiver => (true, None),
+        PathMethod::Argument(index, keyword) => (false, Some((index, keyword))),
+        PathMethod::ReceiverAndArgument(index, keyword) => (true, Some((index, keyword))),
+    };
+    let mut target = None;
+    if let Some((index, keyword)) = argument {
+        if e.splatted(call) {
+            report_unknown_path(e, call, function.clone());
+        } else {
+            target = args
                 .get(index)
                 .copied()
                 .or_else(|| e.keyword_arg(call, keyword));
-            if let Some(arg) = arg {
-                if is_never_a_path(e, arg) {
-                    return; // `df.rename({"a": "b"})`, `s.replace(mapping)`
-                }
-                let path = e.fold(arg, 0);
-                push_readings(e, call, &format!(".{method}"), path.as_deref());
+            match target {
+                // `df.rename({"a": "b"})`, `s.replace(mapping)`
+                Some(arg) if is_never_a_path(e, arg) => return,
+                // `items.copy()`: a path's `copy` takes where to.
+                None if receiver => return,
+                _ => {}
             }
         }
-        None => {}
+    }
+    if receiver {
+        let path = e.fold(object, 0);
+        push_readings(e, call, &function, path.as_deref());
+    }
+    if let Some(arg) = target {
+        let path = e.fold(arg, 0);
+        push_readings(e, call, &function, path.as_deref());
     }
 }
 

@@ -10,7 +10,7 @@ use crate::analysis::engine::Engine;
 use crate::analysis::engine::meaning::Value;
 use crate::analysis::engine::rewrites::is_store_target;
 use crate::analysis::facts::DynamicKind;
-use crate::analysis::ir::{CollectionKind, Kind, NodeId, Sym};
+use crate::analysis::ir::{CollectionKind, Kind, NodeId};
 
 /// The attribute that holds annotations.
 const ANNOTATIONS: &str = "__annotations__";
@@ -91,7 +91,7 @@ pub fn report_type_name(e: &mut Engine, id: NodeId) {
     let Kind::Name(sym) = e.ir.kind(id) else {
         return;
     };
-    if !may_hold_text(e, sym, id, 0) || !evaluated_as_a_type(e, id) {
+    if !e.name_may_be_text(sym, id) || !evaluated_as_a_type(e, id) {
         return;
     }
     match e.fold(id, 0) {
@@ -103,73 +103,6 @@ pub fn report_type_name(e: &mut Engine, id: NodeId) {
              `typing.get_type_hints` runs such text as code",
         ),
     }
-}
-
-/// How many names bound to names are followed.
-const MAX_ALIASES: usize = 4;
-
-/// Whether some binding of the name (as seen at `at`) may give it text.
-fn may_hold_text(e: &mut Engine, sym: Sym, at: NodeId, depth: usize) -> bool {
-    if depth > MAX_ALIASES {
-        return true;
-    }
-    let declaring = e.dialect.declaring();
-    let scopes = e
-        .scopes
-        .lookup(sym, e.scopes.scope_of(at), declaring)
-        .scopes;
-    for scope in scopes {
-        for bind in e.binds_of(scope, sym) {
-            let Some(parent) = e.ir.parent(bind) else {
-                return true;
-            };
-            let text = match e.ir.kind(parent) {
-                Kind::Assign { targets, value } if e.ir.list(targets).contains(&bind) => {
-                    value_may_be_text(e, value, depth)
-                }
-                Kind::Walrus { value, .. } => value_may_be_text(e, value, depth),
-                Kind::Function { .. } | Kind::Class { .. } | Kind::ImportItem { .. } => false,
-                _ => true,
-            };
-            if text {
-                return true;
-            }
-        }
-    }
-    false
-}
-
-fn value_may_be_text(e: &mut Engine, value: NodeId, depth: usize) -> bool {
-    let value = e.ir.unparen(value);
-    match e.ir.kind(value) {
-        // `Alias = list[int]`, `Num = int | float`, `T = None`, `Row = (int, str)`.
-        Kind::Index { .. }
-        | Kind::Binary {
-            op: crate::analysis::ir::BinOp::BitOr,
-            ..
-        }
-        | Kind::Const(_)
-        | Kind::Collection { .. }
-        | Kind::Function { .. }
-        | Kind::Class { .. } => false,
-        Kind::Name(sym) => may_hold_text(e, sym, value, depth + 1),
-        // `np.ndarray`: a library's name.
-        Kind::Attr { .. } => e.resolve(value, 0).is_empty(),
-        // `T = TypeVar("T")`, `Point = namedtuple(...)`: constructs of the typing machinery.
-        Kind::Call { callee, .. } => !e.names_of(callee).iter().any(|n| makes_types(n)),
-        _ => true,
-    }
-}
-
-/// Functions whose result is a type, never text.
-fn makes_types(name: &str) -> bool {
-    name.starts_with("typing.")
-        || name.starts_with("typing_extensions.")
-        || name.starts_with("enum.")
-        || matches!(
-            name,
-            "collections.namedtuple" | "dataclasses.make_dataclass" | "type"
-        )
 }
 
 /// `__annotations__` written, or named where it may be: annotations set at run time are text

@@ -2,7 +2,6 @@
 //! into the shared syntax; `tables` lists the names; `sizes` finds allocations too large for
 //! any sandbox; this file answers the engine's questions.
 
-mod backends;
 mod classes;
 mod deferred_loads;
 mod expressions;
@@ -10,6 +9,7 @@ mod formats;
 mod lower;
 mod members;
 mod reinit;
+mod settings;
 mod sizes;
 mod special_definitions;
 pub mod tables;
@@ -365,7 +365,7 @@ impl Dialect for Python {
                 sizes::report_call(e, id);
                 report_pickled_arrays(e, id);
                 expressions::report(e, id);
-                backends::report(e, id);
+                settings::report(e, id);
                 formats::report_call(e, id);
                 vectorizers::report(e, id);
                 classes::report(e, id);
@@ -374,10 +374,10 @@ impl Dialect for Python {
             }
             Kind::Class { .. } => special_definitions::report(e, id),
             Kind::Assign { .. } => {
-                backends::report(e, id);
+                settings::report(e, id);
                 vectorizers::report(e, id);
             }
-            Kind::AugAssign { .. } => backends::report(e, id),
+            Kind::AugAssign { .. } => settings::report(e, id),
             Kind::Pair { .. } => {
                 vectorizers::report(e, id);
                 deferred_loads::report(e, id);

@@ -88,11 +88,13 @@ impl<'a> Engine<'a> {
                 changed |= self.learn_returned_meanings(id);
                 if let Some(n) = name {
                     changed |= self.bind(n, Source::Meanings(vec![Meaning::of(Value::Local(id))]));
+                    changed |= self.bind_definition_taint(n, id);
                 }
                 changed
             }
             Kind::Class { name: Some(n), .. } => {
                 self.bind(n, Source::Meanings(vec![Meaning::of(Value::Local(id))]))
+                    | self.bind_definition_taint(n, id)
             }
             Kind::Import { .. } => self.bind_import(id),
             _ => false,
@@ -190,16 +192,13 @@ impl<'a> Engine<'a> {
                 let taint = match &source {
                     Source::Expr(v) => self.taint(*v),
                     // An element or member of what may hold code may be code.
-                    Source::Element(v) | Source::Member(v, _) => {
-                        let t = self.taint(*v);
-                        super::taint::Taint {
-                            is: t.holds,
-                            holds: false,
-                        }
-                    }
+                    Source::Element(v) | Source::Member(v, _) => self.taint(*v).member(),
                     Source::Tainted(t) => *t,
                     _ => super::taint::Taint::default(),
                 };
+                if taint.holds {
+                    self.some_holder = true;
+                }
                 let binding = self.bindings.entry((scope, sym)).or_default();
                 let mut changed = match element_strings {
                     Some(items) => {
@@ -230,9 +229,8 @@ impl<'a> Engine<'a> {
                     binding.not_sequence = true;
                     changed = true;
                 }
-                if (taint.is && !binding.taint.is) || (taint.holds && !binding.taint.holds) {
-                    binding.taint.is |= taint.is;
-                    binding.taint.holds |= taint.holds;
+                if binding.taint.or(taint) != binding.taint {
+                    binding.taint = binding.taint.or(taint);
                     changed = true;
                 }
                 changed

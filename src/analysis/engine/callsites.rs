@@ -204,12 +204,13 @@ impl<'a> Engine<'a> {
                 return None;
             }
         }
-        (!calls.is_empty()).then_some(calls)
+        // No call at all: the body never runs, and its parameters take no value.
+        Some(calls)
     }
 
     /// The name a function is bound to, when one binding gives it its name: its definition
     /// (`def f`, `function f`) or a declaration of it (`const f = (p) => ...`).
-    fn function_binding(&self, function: NodeId) -> Option<NodeId> {
+    pub(super) fn function_binding(&self, function: NodeId) -> Option<NodeId> {
         let ir = self.ir;
         if let Kind::Function {
             name: Some(bind), ..
@@ -257,6 +258,18 @@ impl<'a> Engine<'a> {
             Kind::Param { target } => target,
             _ => param,
         }
+    }
+
+    /// True when some parameter of `function` keeps the one at `index` from being read.
+    pub(super) fn hides_parameter_at(&self, function: NodeId, index: usize) -> bool {
+        let Kind::Function { params, .. } = self.ir.kind(function) else {
+            return true;
+        };
+        self.ir
+            .list(params)
+            .iter()
+            .enumerate()
+            .any(|(i, &p)| self.hides_parameter(p, i, index))
     }
 
     /// True when the parameter at `position` keeps the one at `index` from being read: a

@@ -14,6 +14,7 @@ mod callsites;
 mod candidates;
 mod carried;
 mod fold;
+mod holders;
 pub mod meaning;
 mod resolve;
 pub mod rewrites;
@@ -127,8 +128,29 @@ pub struct Engine<'a> {
     returned: HashMap<NodeId, Rc<[Meaning]>>,
     /// The functions whose returns are being followed, innermost last.
     following_returns: Vec<NodeId>,
+    /// The functions a call the analysis does not resolve may call (see [`holders`]).
+    escaping: Option<Rc<[NodeId]>>,
+    /// Such a value was passed as a `this` of functions not known (see [`holders`]).
+    pub(super) this_anything: bool,
+    /// What functions are given as `this` by `call`, `apply`, `bind` (see [`holders`]).
+    this_of: HashMap<NodeId, taint::Taint>,
+    /// Some object may hold such a value (see [`holders`]).
+    some_holder: bool,
+    /// A member of the global object was given such a value (see [`holders`]).
+    global_holder: bool,
+    /// Globals a member of which was given such a value (`module.exports.f = ...`).
+    global_holders: Vec<Sym>,
     /// Names whose object may get a function's members (see [`Engine::may_be_reprototyped`]).
     reprototyped: Option<Rc<[(ScopeId, Sym)]>>,
+    /// Holders are being followed to prove an object is data (see [`holders`]).
+    holders_data_only: bool,
+    /// Whether the snippet reads its own exports (see [`holders`]).
+    exports_read: Option<bool>,
+    /// A parameter of a function called from where the analysis does not see was given
+    /// such a value: whatever such calls pass may hold it (see [`holders`]).
+    parameter_holder: bool,
+    /// Classes whose methods store such a value in `this` (see [`holders`]).
+    class_holds: std::collections::HashSet<NodeId>,
     memo: Vec<Memo<Rc<[Meaning]>>>,
     folds: Vec<Memo<Option<Rc<str>>>>,
     too_deep: Vec<NodeId>,
@@ -176,7 +198,17 @@ impl<'a> Engine<'a> {
             returned_taint: HashMap::new(),
             returned: HashMap::new(),
             following_returns: Vec::new(),
+            escaping: None,
+            this_anything: false,
+            this_of: HashMap::new(),
+            some_holder: false,
+            global_holder: false,
+            global_holders: Vec::new(),
+            exports_read: None,
+            holders_data_only: false,
             reprototyped: None,
+            parameter_holder: false,
+            class_holds: std::collections::HashSet::new(),
             memo: vec![Memo::Unknown; n],
             folds: vec![Memo::Unknown; n],
             too_deep: Vec::new(),
@@ -191,6 +223,8 @@ impl<'a> Engine<'a> {
             .filter(|&id| is_binding_construct(self.ir.kind(id), self.dialect.index_reads_member()))
             .collect();
         self.settle_bindings(&binding_nodes);
+        // Which calls reach a function was asked while the bindings were incomplete.
+        self.calls_of.clear();
         self.rewrites = self.find_rewrites();
         if self.rewrites.globals {
             // Module-level names may hold what no binding shows: learn again without
@@ -198,7 +232,15 @@ impl<'a> Engine<'a> {
             self.bindings.clear();
             self.returned_taint.clear();
             self.returned.clear();
+            self.this_anything = false;
+            self.this_of.clear();
+            self.some_holder = false;
+            self.global_holder = false;
+            self.global_holders.clear();
+            self.parameter_holder = false;
+            self.class_holds.clear();
             self.settle_bindings(&binding_nodes);
+            self.calls_of.clear();
         }
         if self.role == Role::RunFromText && self.rewrites.any() {
             self.dynamic(

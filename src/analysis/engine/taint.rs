@@ -15,58 +15,80 @@
 
 use super::bindings::Source;
 use super::{Engine, MAX_EXPR_DEPTH};
-use crate::analysis::ir::{BinOp, Kind, NodeId, Splat};
+use crate::analysis::ir::{BinOp, CollectionKind, Kind, NodeId, Splat};
 
 /// What a value may be, as far as computed lookups go.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Taint {
     /// The value itself may be `Function` (or a function made from text by it).
     pub is: bool,
-    /// The value may hold one: a member or element of it may be.
+    /// The value may hold one: a member or element of it may be, or hold one in turn.
     pub holds: bool,
+    /// The value may be a function whose calls return one (or what holds one).
+    pub gives: bool,
 }
 
 impl Taint {
     const NONE: Taint = Taint {
         is: false,
         holds: false,
+        gives: false,
     };
-    const IS: Taint = Taint {
+    pub(super) const IS: Taint = Taint {
         is: true,
         holds: false,
+        gives: false,
     };
-    const HOLDS: Taint = Taint {
+    pub(super) const HOLDS: Taint = Taint {
         is: false,
         holds: true,
+        gives: false,
+    };
+    pub(super) const GIVES: Taint = Taint {
+        is: false,
+        holds: false,
+        gives: true,
     };
     /// What a value the analysis did not follow may be.
-    const ANY: Taint = Taint {
+    pub(super) const ANY: Taint = Taint {
         is: true,
         holds: true,
+        gives: true,
     };
 
     pub fn any(self) -> bool {
-        self.is || self.holds
+        self.is || self.holds || self.gives
     }
 
-    fn or(self, other: Taint) -> Taint {
+    pub(super) fn or(self, other: Taint) -> Taint {
         Taint {
             is: self.is || other.is,
             holds: self.holds || other.holds,
+            gives: self.gives || other.gives,
         }
     }
 
-    /// What a member or element of such a value may be.
-    fn member(self) -> Taint {
-        if self.holds { Taint::IS } else { Taint::NONE }
+    /// What a member or element of such a value may be: what it holds may be code, hold code
+    /// in turn (`[[t]]`, `{a: {t}}`) or return it (a method).
+    pub(super) fn member(self) -> Taint {
+        if self.holds { Taint::ANY } else { Taint::NONE }
     }
 
     /// What putting such a value into a container makes of the container.
-    fn stored(self) -> Taint {
+    pub(super) fn stored(self) -> Taint {
         if self.any() {
             Taint::HOLDS
         } else {
             Taint::NONE
+        }
+    }
+
+    /// What calling such a value returns.
+    fn called(self) -> Taint {
+        match (self.is, self.gives) {
+            (_, true) => Taint::ANY,
+            (true, false) => Taint::IS,
+            (false, false) => Taint::NONE,
         }
     }
 }
@@ -120,6 +142,12 @@ impl<'a> Engine<'a> {
                 let lookup =
                     self.scopes
                         .lookup(sym, self.scopes.scope_of(id), self.dialect.declaring());
+                // A global object (`module`, `window`) a member of which was given such a value.
+                if lookup.scopes.is_empty()
+                    && (self.global_holder || self.global_holders.contains(&sym))
+                {
+                    return Taint::ANY;
+                }
                 lookup.scopes.iter().fold(Taint::NONE, |acc, scope| {
                     acc.or(self
                         .bindings
@@ -127,6 +155,11 @@ impl<'a> Engine<'a> {
                         .map_or(Taint::NONE, |b| b.taint))
                 })
             }
+            Kind::This => self.this_taint(id, next),
+            // A function gives what its `return`s give; a class's instances hold what its
+            // methods return or store in `this`.
+            Kind::Function { .. } if self.returned_taint(id).any() => Taint::GIVES,
+            Kind::Class { .. } => self.class_taint(id),
             // Parentheses change nothing; their nesting is bounded by the syntax depth.
             Kind::Paren(inner) => self.taint_at(inner, depth),
             Kind::Spread(inner) => self.taint_at(inner, next).stored(),
@@ -157,11 +190,7 @@ impl<'a> Engine<'a> {
             Kind::Call { callee, args, .. } => {
                 // Calling what may be code makes code; calling a function given such a value may
                 // hand it back.
-                let mut taint = if self.taint_at(callee, next).is {
-                    Taint::IS
-                } else {
-                    Taint::NONE
-                };
+                let mut taint = self.taint_at(callee, next).called();
                 for &arg in ir.list(args) {
                     if let Kind::Arg { value, .. } = ir.kind(arg) {
                         let given = self.taint_at(value, next);
@@ -176,9 +205,17 @@ impl<'a> Engine<'a> {
                         }
                     }
                 }
-                // What a function of the snippet returns.
+                // What a function of the snippet returns; a new instance of its class.
                 for m in self.resolve(callee, 0).to_vec() {
-                    if let super::meaning::Value::Local(function) = m.value {
+                    if let super::meaning::Value::Local(local) = m.value {
+                        taint = taint.or(match ir.kind(local) {
+                            Kind::Class { .. } => self.class_taint(local),
+                            _ => self.returned_taint(local),
+                        });
+                    }
+                }
+                if let Kind::Name(_) = ir.kind(ir.unparen(callee)) {
+                    for function in self.callee_functions(callee).unwrap_or_default() {
                         taint = taint.or(self.returned_taint(function));
                     }
                 }
@@ -188,8 +225,13 @@ impl<'a> Engine<'a> {
         }
     }
 
+    /// `taint_at` for the holders' queries, which go on from `depth`.
+    pub(super) fn taint_at_depth(&mut self, id: NodeId, depth: usize) -> Taint {
+        self.taint_at(id, depth)
+    }
+
     /// What the values a function returns may be, as learned so far.
-    fn returned_taint(&self, function: NodeId) -> Taint {
+    pub(super) fn returned_taint(&self, function: NodeId) -> Taint {
         self.returned_taint
             .get(&function)
             .copied()
@@ -223,41 +265,71 @@ impl<'a> Engine<'a> {
             && !self.is_numeric(key)
             && !self.is_plain_data(object)
             && !self.is_own_key(object, key)
+            && !self.keys_are_plain(key)
+            && !self.flows_only_plain_data(object)
+            && !self.holds_only_data(object)
     }
 
-    /// `x.y = value`, `x[k] = value`: storing such a value in `x` makes `x` hold it.
+    /// A key that is one of a few known texts, none of which names a function's internals
+    /// (a parameter every call gives a plain name: `bindKey(obj, 'greet')`).
+    fn keys_are_plain(&mut self, key: NodeId) -> bool {
+        const SPECIAL: &[&str] = &[
+            "constructor",
+            "__proto__",
+            "prototype",
+            "caller",
+            "callee",
+            "arguments",
+            "call",
+            "apply",
+            "bind",
+        ];
+        let key = self.ir.unparen(key);
+        matches!(self.ir.kind(key), Kind::Name(_))
+            && self.fold_candidates(key).is_some_and(|keys| {
+                !keys.is_empty()
+                    && keys
+                        .iter()
+                        .all(|k| !SPECIAL.contains(&k.as_str()) && !k.starts_with("__"))
+            })
+    }
+
+    /// A name (a parameter) that only literal arrays, objects and strings flow into.
+    fn flows_only_plain_data(&mut self, object: NodeId) -> bool {
+        let object = self.ir.unparen(object);
+        if !matches!(self.ir.kind(object), Kind::Name(_)) || self.may_be_reprototyped(object) {
+            return false;
+        }
+        self.value_sources_of(object).is_some_and(|sources| {
+            !sources.is_empty()
+                && sources.into_iter().all(|s| {
+                    s != object
+                        && matches!(
+                            self.ir.kind(self.ir.unparen(s)),
+                            Kind::Collection {
+                                kind: CollectionKind::List | CollectionKind::Map,
+                                ..
+                            } | Kind::Str { .. }
+                                | Kind::Template { .. }
+                        )
+                })
+        })
+    }
+
+    /// `x.y = value`, `x[k] = value`: storing such a value in `x` makes every name that
+    /// may hold `x` hold it (see [`holders`](super::holders)).
     pub(super) fn taint_store(&mut self, target: NodeId, value: NodeId) -> bool {
         let ir = self.ir;
-        if !matches!(ir.kind(target), Kind::Attr { .. } | Kind::Index { .. })
-            || !self.taint(value).any()
-        {
-            return false;
-        }
-        self.taint_holder(target)
-    }
-
-    /// Marks the variable at the root of `target` (`m` of `m.a[0]`) as holding what may be code.
-    fn taint_holder(&mut self, target: NodeId) -> bool {
-        let ir = self.ir;
-        let mut root = ir.unparen(target);
-        while let Kind::Attr { object, .. } | Kind::Index { object, .. } = ir.kind(root) {
-            root = ir.unparen(object);
-        }
-        let Kind::Name(sym) = ir.kind(root) else {
+        let (Kind::Attr { object, .. } | Kind::Index { object, .. }) = ir.kind(target) else {
             return false;
         };
-        let lookup = self
-            .scopes
-            .lookup(sym, self.scopes.scope_of(root), self.dialect.declaring());
-        let mut changed = false;
-        for scope in lookup.scopes {
-            let binding = self.bindings.entry((scope, sym)).or_default();
-            if !binding.taint.holds {
-                binding.taint.holds = true;
-                changed = true;
-            }
+        if !self.taint(value).any() {
+            return false;
         }
-        changed
+        if let Kind::This = ir.kind(ir.unparen(object)) {
+            return self.store_in_this(object);
+        }
+        self.mark_holders(object)
     }
 
     /// A call passes such values on: to the parameters of a function of the snippet it calls,
@@ -280,23 +352,34 @@ impl<'a> Engine<'a> {
             Kind::Attr { object, .. } => self.taint(object),
             _ => Taint::NONE,
         };
-        let mut changed = false;
+        let mut changed = self.mark_passed(call);
         if given.iter().any(|t| t.any()) {
             let spread = values.iter().any(|(_, s)| *s != Splat::None);
-            for m in self.resolve(callee, 0).to_vec() {
-                if let super::meaning::Value::Local(function) = m.value
-                    && let Kind::Function { params, .. } = ir.kind(function)
-                {
+            for function in self.callee_functions(callee).unwrap_or_default() {
+                if let Kind::Function { params, .. } = ir.kind(function) {
                     for (i, &param) in ir.list(params).iter().enumerate() {
                         let taint = given.get(i).copied().unwrap_or_default();
-                        if taint.any() || spread {
-                            changed |= self.bind(param, Source::Tainted(taint.or(Taint::IS)));
+                        // A function that gives such a value is only that; anything else may
+                        // be one too.
+                        let taint = if taint.is || taint.holds || spread {
+                            taint.or(Taint::IS)
+                        } else {
+                            taint
+                        };
+                        if taint.any() {
+                            changed |= self.bind(param, Source::Tainted(taint));
                         }
                     }
                 }
             }
         }
         let handed = given.iter().fold(receiver, |acc, t| acc.or(*t));
+        if given.iter().any(|t| t.any()) {
+            changed |= self.hand_unseen(call, handed);
+            if let Some(target) = self.storing_target(call) {
+                changed |= self.mark_holders(target);
+            }
+        }
         if handed.any() {
             for &(value, _) in &values {
                 if let Kind::Function { params, .. } = ir.kind(ir.unparen(value)) {

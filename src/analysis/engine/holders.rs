@@ -329,6 +329,8 @@ impl<'a> Engine<'a> {
         let ir = self.ir;
         match ir.kind(id) {
             Kind::Function { .. } => !self.holders_data_only,
+            // `{__proto__: f}` inherits a function's members.
+            Kind::Collection { .. } if self.holders_data_only && !self.is_plain_data(id) => false,
             Kind::Collection { .. }
             | Kind::Str { .. }
             | Kind::Template { .. }
@@ -344,7 +346,7 @@ impl<'a> Engine<'a> {
                     && names.iter().all(|n| {
                         self.dialect.constructs_data(n)
                             && !(self.holders_data_only && n == "Object.create")
-                            && !(n == "Object.create" && !self.is_plain_data(id))
+                            && (n != "Object.create" || self.is_plain_data(id))
                     })
             }
             _ => false,
@@ -354,15 +356,27 @@ impl<'a> Engine<'a> {
     /// Marks every name that may hold `object` as holding what may be code; true if that is
     /// new. Where the holders are not all known, the store is reported instead (see
     /// [`Engine::keeps_unseen`]).
-    pub(super) fn mark_holders(&mut self, object: NodeId) -> bool {
+    /// `keyed`: what is stored may be under a name (see [`Taint::keyed`]).
+    pub(super) fn mark_holders(&mut self, object: NodeId, keyed: bool) -> bool {
         let Some(names) = self.holder_names(object) else {
             return false;
         };
         let mut changed = false;
         for key in names {
-            changed |= self.mark_binding(key);
+            changed |= self.mark_binding(key, keyed);
         }
         changed
+    }
+
+    /// True when the storing call keeps what it is given as elements, never under a name
+    /// the object's members are read by: `a.push(t)`, `m.set(k, t)`, `s.add(t)`.
+    pub(super) fn stores_as_elements(&mut self, callee: NodeId) -> bool {
+        const ELEMENT_KEEPING: &[&str] = &["add", "push", "unshift", "splice", "fill", "with"];
+        if !self.names_of(callee).is_empty() {
+            return false; // `Object.assign`, `Object.defineProperty`: named members
+        }
+        matches!(self.ir.kind(self.ir.unparen(callee)),
+            Kind::Attr { name, .. } if ELEMENT_KEEPING.contains(&self.name(name)))
     }
 
     /// True when `object` may keep what is stored in it where the taint does not follow: not
@@ -569,9 +583,12 @@ impl<'a> Engine<'a> {
         match ir.kind(parent) {
             Kind::Pair { key, value } if value == child => {
                 let kept_in = ir.parent(parent)?;
-                matches!(ir.kind(kept_in), Kind::Collection { .. } | Kind::Class { .. })
-                    .then(|| ir.str_value(key))
-                    .flatten()
+                matches!(
+                    ir.kind(kept_in),
+                    Kind::Collection { .. } | Kind::Class { .. }
+                )
+                .then(|| ir.str_value(key))
+                .flatten()
             }
             Kind::Assign { targets, value } if value == child => match ir.list(targets) {
                 [target] => match ir.kind(*target) {
@@ -671,6 +688,19 @@ impl<'a> Engine<'a> {
         if !self.parameter_holder || self.follows_call(callee) {
             return false;
         }
+        // A builtin that calls nothing it is given (`Math.min(a)`, `console.log(o)`) hands
+        // its arguments to no function of the snippet; a builtin's receiver (`Math`) is none
+        // of the snippet's objects.
+        let builtin = self.is_builtin_callee(callee);
+        if builtin {
+            let names = self.names_of(callee);
+            if names
+                .iter()
+                .all(|n| calls_nothing_given(n) || self.dialect.returns_primitive(n))
+            {
+                return false;
+            }
+        }
         let mut objects: Vec<NodeId> = ir
             .list(args)
             .iter()
@@ -679,7 +709,9 @@ impl<'a> Engine<'a> {
                 _ => None,
             })
             .collect();
-        if let Kind::Attr { object, .. } = ir.kind(ir.unparen(callee)) {
+        if let Kind::Attr { object, .. } = ir.kind(ir.unparen(callee))
+            && !builtin
+        {
             objects.push(object);
         }
         let mut changed = false;
@@ -690,7 +722,7 @@ impl<'a> Engine<'a> {
             }
             changed |= match ir.kind(root) {
                 Kind::This => self.store_in_this(root),
-                Kind::Name(_) => self.mark_holders(root),
+                Kind::Name(_) => self.mark_holders(root, true),
                 _ => false,
             };
         }
@@ -795,9 +827,7 @@ impl<'a> Engine<'a> {
     fn taint_escaping_parameters(&mut self, handed: Taint, callee: Option<NodeId>) -> bool {
         let ir = self.ir;
         let called_name = callee.and_then(|c| match ir.kind(ir.unparen(c)) {
-            Kind::Attr { name, .. }
-                if !matches!(self.name(name), "call" | "apply" | "bind") =>
-            {
+            Kind::Attr { name, .. } if !matches!(self.name(name), "call" | "apply" | "bind") => {
                 Some(self.name(name))
             }
             _ => None,
@@ -805,7 +835,9 @@ impl<'a> Engine<'a> {
         let mut changed = false;
         for function in self.escaping_functions().iter().copied() {
             if let Some(called) = called_name
-                && self.member_name(function).is_some_and(|kept| kept != called)
+                && self
+                    .member_name(function)
+                    .is_some_and(|kept| kept != called)
             {
                 continue;
             }
@@ -923,7 +955,7 @@ impl<'a> Engine<'a> {
         match self.this_owner(this) {
             ThisOwner::Class(class) => self.class_holds.insert(class),
             ThisOwner::Object(object) => match self.object_name(object) {
-                Some(key) => self.mark_binding(key),
+                Some(key) => self.mark_binding(key, true),
                 None => false,
             },
             ThisOwner::Other(_) => false,
@@ -985,13 +1017,14 @@ impl<'a> Engine<'a> {
         Some((self.scopes.bind_scope(target)?, sym))
     }
 
-    fn mark_binding(&mut self, key: (ScopeId, Sym)) -> bool {
+    fn mark_binding(&mut self, key: (ScopeId, Sym), keyed: bool) -> bool {
         self.some_holder = true;
         let binding = self.bindings.entry(key).or_default();
-        if binding.taint.holds {
+        if binding.taint.holds && (binding.taint.keyed || !keyed) {
             return false;
         }
         binding.taint.holds = true;
+        binding.taint.keyed |= keyed;
         true
     }
 }

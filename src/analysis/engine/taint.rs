@@ -17,6 +17,9 @@ use super::bindings::Source;
 use super::{Engine, MAX_EXPR_DEPTH};
 use crate::analysis::ir::{BinOp, CollectionKind, Kind, NodeId, Splat};
 
+/// How deep a key's expression is followed to show it holds a number's digits.
+const MAX_KEY_DEPTH: usize = 8;
+
 /// What a value may be, as far as computed lookups go.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Taint {
@@ -26,6 +29,10 @@ pub struct Taint {
     pub holds: bool,
     /// The value may be a function whose calls return one (or what holds one).
     pub gives: bool,
+    /// What it holds may be under any key, a name too (`o[k] = t`, `{a: t}`), not only under
+    /// an index (`a[i] = t` with a key holding digits, `a.push(t)`, `[t]`): a member read by
+    /// its name (`a.push`, `o.a`) may then be one.
+    pub keyed: bool,
 }
 
 impl Taint {
@@ -33,27 +40,39 @@ impl Taint {
         is: false,
         holds: false,
         gives: false,
+        keyed: false,
     };
     pub(super) const IS: Taint = Taint {
         is: true,
         holds: false,
         gives: false,
+        keyed: false,
     };
     pub(super) const HOLDS: Taint = Taint {
         is: false,
         holds: true,
         gives: false,
+        keyed: true,
+    };
+    /// Holds such a value only under indices (see [`Taint::keyed`]).
+    pub(super) const ELEMENTS: Taint = Taint {
+        is: false,
+        holds: true,
+        gives: false,
+        keyed: false,
     };
     pub(super) const GIVES: Taint = Taint {
         is: false,
         holds: false,
         gives: true,
+        keyed: false,
     };
     /// What a value the analysis did not follow may be.
     pub(super) const ANY: Taint = Taint {
         is: true,
         holds: true,
         gives: true,
+        keyed: true,
     };
 
     pub fn any(self) -> bool {
@@ -65,6 +84,7 @@ impl Taint {
             is: self.is || other.is,
             holds: self.holds || other.holds,
             gives: self.gives || other.gives,
+            keyed: self.keyed || other.keyed,
         }
     }
 
@@ -72,6 +92,26 @@ impl Taint {
     /// in turn (`[[t]]`, `{a: {t}}`) or return it (a method).
     pub(super) fn member(self) -> Taint {
         if self.holds { Taint::ANY } else { Taint::NONE }
+    }
+
+    /// What a member read by its name may be (`a.push`, `o.a`): anything, when what it holds
+    /// may be under a name; when it holds such values only under indices, a builtin's method
+    /// (or one the snippet added to a prototype) whose calls may hand them back.
+    pub(super) fn named_member(self) -> Taint {
+        match (self.keyed, self.holds) {
+            (true, _) => Taint::ANY,
+            (false, true) => Taint::GIVES,
+            (false, false) => Taint::NONE,
+        }
+    }
+
+    /// What putting such a value into a list as an element makes of the list.
+    pub(super) fn stored_as_element(self) -> Taint {
+        if self.any() {
+            Taint::ELEMENTS
+        } else {
+            Taint::NONE
+        }
     }
 
     /// What putting such a value into a container makes of the container.
@@ -135,7 +175,7 @@ impl<'a> Engine<'a> {
                 let owner = self.taint_at(object, next);
                 let forwarded = matches!(self.name(name), "call" | "apply" | "bind") && owner.is;
                 owner
-                    .member()
+                    .named_member()
                     .or(if forwarded { Taint::IS } else { Taint::NONE })
             }
             Kind::Name(sym) => {
@@ -176,18 +216,30 @@ impl<'a> Engine<'a> {
                 Some(&last) => self.taint_at(last, next),
                 None => Taint::NONE,
             },
-            Kind::Collection { items, .. } => {
+            Kind::Collection { kind, items } => {
                 let mut taint = Taint::NONE;
                 for item in ir.list(items).to_vec() {
                     let value = match ir.kind(item) {
                         Kind::Pair { value, .. } => value,
                         _ => item,
                     };
-                    taint = taint.or(self.taint_at(value, next).stored());
+                    let held = self.taint_at(value, next);
+                    // An array literal's items are its elements; an object's are named.
+                    taint = taint.or(if kind == CollectionKind::List {
+                        held.stored_as_element()
+                    } else {
+                        held.stored()
+                    });
                 }
                 taint
             }
             Kind::Call { callee, args, .. } => {
+                // A builtin that makes a number, a text or a truth value of its arguments hands
+                // none of them back.
+                let names = self.names_of(callee);
+                if !names.is_empty() && names.iter().all(|n| self.dialect.returns_primitive(n)) {
+                    return Taint::NONE;
+                }
                 // Calling what may be code makes code; calling a function given such a value may
                 // hand it back.
                 let mut taint = self.taint_at(callee, next).called();
@@ -266,6 +318,7 @@ impl<'a> Engine<'a> {
             && !self.is_plain_data(object)
             && !self.is_own_key(object, key)
             && !self.keys_are_plain(key)
+            && !self.key_holds_digits(key, 0)
             && !self.flows_only_plain_data(object)
             && !self.holds_only_data(object)
     }
@@ -294,6 +347,89 @@ impl<'a> Engine<'a> {
             })
     }
 
+    /// A key whose text, whatever it is, holds a number's (`i + 1`, `` `row${n}` ``, a name
+    /// only such keys flow into): digits, `NaN` or `Infinity`, which no name of a function's
+    /// internals (`constructor`, `__proto__`, `caller`, ...) contains, so it reaches none.
+    pub(super) fn key_holds_digits(&mut self, key: NodeId, depth: usize) -> bool {
+        if depth > MAX_KEY_DEPTH || self.is_numeric(key) {
+            return depth <= MAX_KEY_DEPTH;
+        }
+        let ir = self.ir;
+        let key = ir.unparen(key);
+        match ir.kind(key) {
+            // Concatenation keeps both texts whole; an addition of numbers is a number.
+            Kind::Binary {
+                op: BinOp::Add,
+                left,
+                right,
+            } => self.key_holds_digits(left, depth + 1) || self.key_holds_digits(right, depth + 1),
+            Kind::Template { parts } => {
+                ir.list(parts)
+                    .to_vec()
+                    .into_iter()
+                    .any(|part| match ir.kind(part) {
+                        Kind::Interp { value, .. } => self.key_holds_digits(value, depth + 1),
+                        Kind::Str { .. } => ir
+                            .str_value(part)
+                            .is_some_and(|t| t.bytes().any(|b| b.is_ascii_digit())),
+                        _ => false,
+                    })
+            }
+            Kind::Str { .. } => ir
+                .str_value(key)
+                .is_some_and(|t| t.bytes().any(|b| b.is_ascii_digit())),
+            Kind::Name(sym) => {
+                let lookup =
+                    self.scopes
+                        .lookup(sym, self.scopes.scope_of(key), self.dialect.declaring());
+                if lookup.scopes.is_empty() {
+                    return false;
+                }
+                for scope in lookup.scopes {
+                    let binds = self.binds_of(scope, sym);
+                    if binds.is_empty() {
+                        return false;
+                    }
+                    for bind in binds {
+                        if !self.bind_holds_digits(bind, depth + 1) {
+                            return false;
+                        }
+                    }
+                }
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// What one binding of a key's name gives it holds a number's digits: a value that does,
+    /// `i++` (a number), `i += v` with such a `v` (added or joined, or `NaN`), a parameter
+    /// every call gives such a value.
+    fn bind_holds_digits(&mut self, bind: NodeId, depth: usize) -> bool {
+        let ir = self.ir;
+        let Some(parent) = ir.parent(bind) else {
+            return false;
+        };
+        let values = match ir.kind(parent) {
+            Kind::Decl {
+                target,
+                value: Some(v),
+                ..
+            } if target == bind => vec![v],
+            Kind::Assign { targets, value } if ir.list(targets).contains(&bind) => vec![value],
+            Kind::AugAssign { target, value } if target == bind => match value {
+                None => return true,
+                Some(v) => vec![v],
+            },
+            Kind::Param { target } if target == bind => match self.parameter_arguments(parent) {
+                Some(args) if !args.is_empty() => args,
+                _ => return false,
+            },
+            _ => return false,
+        };
+        values.into_iter().all(|v| self.key_holds_digits(v, depth))
+    }
+
     /// A name (a parameter) that only literal arrays, objects and strings flow into.
     fn flows_only_plain_data(&mut self, object: NodeId) -> bool {
         let object = self.ir.unparen(object);
@@ -303,7 +439,9 @@ impl<'a> Engine<'a> {
         self.value_sources_of(object).is_some_and(|sources| {
             !sources.is_empty()
                 && sources.into_iter().all(|s| {
+                    // `{__proto__: f}` is no plain data.
                     s != object
+                        && self.is_plain_data(s)
                         && matches!(
                             self.ir.kind(self.ir.unparen(s)),
                             Kind::Collection {
@@ -329,7 +467,11 @@ impl<'a> Engine<'a> {
         if let Kind::This = ir.kind(ir.unparen(object)) {
             return self.store_in_this(object);
         }
-        self.mark_holders(object)
+        let keyed = match ir.kind(target) {
+            Kind::Index { key, .. } => !self.key_holds_digits(key, 0),
+            _ => true,
+        };
+        self.mark_holders(object, keyed)
     }
 
     /// A call passes such values on: to the parameters of a function of the snippet it calls,
@@ -377,7 +519,8 @@ impl<'a> Engine<'a> {
         if given.iter().any(|t| t.any()) {
             changed |= self.hand_unseen(call, handed);
             if let Some(target) = self.storing_target(call) {
-                changed |= self.mark_holders(target);
+                let keyed = !self.stores_as_elements(callee);
+                changed |= self.mark_holders(target, keyed);
             }
         }
         if handed.any() {

@@ -371,7 +371,8 @@ impl<'a> Engine<'a> {
     /// True when the storing call keeps what it is given as elements, never under a name
     /// the object's members are read by: `a.push(t)`, `m.set(k, t)`, `s.add(t)`.
     pub(super) fn stores_as_elements(&mut self, callee: NodeId) -> bool {
-        const ELEMENT_KEEPING: &[&str] = &["add", "push", "unshift", "splice", "fill", "with"];
+        const ELEMENT_KEEPING: &[&str] =
+            &["set", "add", "push", "unshift", "splice", "fill", "with"];
         if !self.names_of(callee).is_empty() {
             return false; // `Object.assign`, `Object.defineProperty`: named members
         }
@@ -485,7 +486,7 @@ impl<'a> Engine<'a> {
                 Kind::Name(sym) => {
                     let called = matches!(ir.context(id),
                         Some((call, callee)) if matches!(ir.kind(call), Kind::Call { callee: c, .. } if c == callee));
-                    if !called && !self.is_unread_export(id) {
+                    if !called && !self.is_unread_export(id) && !self.is_only_shown(id) {
                         let lookup = self.scopes.lookup(
                             sym,
                             self.scopes.scope_of(id),
@@ -497,7 +498,14 @@ impl<'a> Engine<'a> {
                     }
                 }
                 Kind::Attr { name, .. } => members.push(self.name(name)),
-                Kind::Str { .. } => strings.extend(ir.str_value(id)),
+                // An object literal's key names a member of that object, whose value is
+                // judged where it is written.
+                Kind::Str { .. }
+                    if !matches!(ir.context(id), Some((pair, child))
+                        if matches!(ir.kind(pair), Kind::Pair { key, .. } if key == child)) =>
+                {
+                    strings.extend(ir.str_value(id))
+                }
                 _ => {}
             }
         }
@@ -526,6 +534,56 @@ impl<'a> Engine<'a> {
         let escaping: Rc<[NodeId]> = escaping.into();
         self.escaping = Some(escaping.clone());
         escaping
+    }
+
+    /// A name handed, alone or as an item of literal arrays and objects, only to a builtin
+    /// that makes text or a number of it (`console.log(f)`, `String(f)`, the value of
+    /// `JSON.stringify`): nothing calls the function through it, nor gets it back. A function
+    /// kept under `toJSON`, `toString`, `valueOf` or a computed key (`[inspect.custom]`) is
+    /// one those builtins call, so it does not count.
+    fn is_only_shown(&mut self, id: NodeId) -> bool {
+        let ir = self.ir;
+        let mut node = id;
+        loop {
+            let Some((parent, child)) = ir.context(node) else {
+                return false;
+            };
+            match ir.kind(parent) {
+                Kind::Pair { key, value } if value == child => {
+                    if !matches!(ir.kind(key), Kind::Str { .. })
+                        || ir
+                            .str_value(key)
+                            .is_none_or(|k| matches!(k, "toJSON" | "toString" | "valueOf"))
+                    {
+                        return false;
+                    }
+                }
+                Kind::Collection { .. } | Kind::Paren(_) => {}
+                Kind::Arg { .. } => {
+                    let Some(call) = ir.parent(parent) else {
+                        return false;
+                    };
+                    let Kind::Call {
+                        callee, args, new, ..
+                    } = ir.kind(call)
+                    else {
+                        return false;
+                    };
+                    if new {
+                        return false;
+                    }
+                    let position = ir.list(args).iter().position(|&a| a == parent);
+                    let names = self.names_of(callee);
+                    return !names.is_empty()
+                        && names.iter().all(|n| match n.as_str() {
+                            "JSON.stringify" => position == Some(0),
+                            _ => n.starts_with("console.") || self.dialect.returns_primitive(n),
+                        });
+                }
+                _ => return false,
+            }
+            node = parent;
+        }
     }
 
     /// `module.exports = f`, `exports.f = f`, `module.exports.f = f` in a snippet that never

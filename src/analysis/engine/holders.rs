@@ -231,7 +231,7 @@ impl<'a> Engine<'a> {
     /// `a.forEach((x, i, all) => ...)`, `a.reduce((acc, x, i, all) => ..., init)`: an element
     /// of the array (when the array's elements are known), a number, the array itself, and
     /// the accumulator (the initial value, or what the callback returns).
-    fn callback_values(&mut self, param: NodeId) -> Option<Vec<NodeId>> {
+    pub(super) fn callback_values(&mut self, param: NodeId) -> Option<Vec<NodeId>> {
         let ir = self.ir;
         let function = ir.parent(param)?;
         let Kind::Function { params, .. } = ir.kind(function) else {
@@ -277,8 +277,16 @@ impl<'a> Engine<'a> {
         }
     }
 
-    /// The elements of an array literal, or of a name bound only to array literals.
+    /// The elements of an array literal, or of a name bound only to array literals (a
+    /// parameter: by every call).
     fn elements(&mut self, array: NodeId) -> Option<Vec<NodeId>> {
+        self.elements_at(array, 0)
+    }
+
+    fn elements_at(&mut self, array: NodeId, depth: usize) -> Option<Vec<NodeId>> {
+        if depth > MAX_HOLDER_DEPTH {
+            return None;
+        }
         let ir = self.ir;
         let array = ir.unparen(array);
         match ir.kind(array) {
@@ -298,12 +306,19 @@ impl<'a> Engine<'a> {
                     .first()?;
                 let mut out = Vec::new();
                 for bind in self.binds_of(scope, sym) {
-                    let value = match ir.kind(ir.parent(bind)?) {
+                    let parent = ir.parent(bind)?;
+                    let value = match ir.kind(parent) {
                         Kind::Decl {
                             target,
                             value: Some(v),
                             ..
                         } if target == bind => v,
+                        Kind::Param { target } if target == bind => {
+                            for arg in self.parameter_arguments(parent)? {
+                                out.extend(self.elements_at(arg, depth + 1)?);
+                            }
+                            continue;
+                        }
                         _ => return None,
                     };
                     if !matches!(
@@ -315,7 +330,7 @@ impl<'a> Engine<'a> {
                     ) {
                         return None;
                     }
-                    out.extend(self.elements(value)?);
+                    out.extend(self.elements_at(value, depth + 1)?);
                 }
                 Some(out)
             }
@@ -486,7 +501,11 @@ impl<'a> Engine<'a> {
                 Kind::Name(sym) => {
                     let called = matches!(ir.context(id),
                         Some((call, callee)) if matches!(ir.kind(call), Kind::Call { callee: c, .. } if c == callee));
-                    if !called && !self.is_unread_export(id) && !self.is_only_shown(id) {
+                    if !called
+                        && !self.is_unread_export(id)
+                        && !self.is_only_shown(id)
+                        && !self.is_unimported_export(id)
+                    {
                         let lookup = self.scopes.lookup(
                             sym,
                             self.scopes.scope_of(id),
@@ -584,6 +603,48 @@ impl<'a> Engine<'a> {
             }
             node = parent;
         }
+    }
+
+    /// `export { f }` in a snippet that cannot import itself: it is the program, no module
+    /// imports it, so nothing calls `f` through its exports. A dynamic `import`, `import.meta`
+    /// or a `require` of anything but a literal name of a package could load the snippet's
+    /// own file again and reach them.
+    fn is_unimported_export(&mut self, id: NodeId) -> bool {
+        let ir = self.ir;
+        let Some(parent) = ir.parent(id) else {
+            return false;
+        };
+        let (start, end) = ir.span(parent);
+        if !matches!(ir.kind(parent), Kind::Other) || !self.source[start..end].starts_with("export")
+        {
+            return false;
+        }
+        if let Some(reloads) = self.may_reload_itself {
+            return !reloads;
+        }
+        let mut reloads = false;
+        for n in 0..ir.nodes.len() as NodeId {
+            let Kind::Name(sym) = ir.kind(n) else {
+                continue;
+            };
+            match self.name(sym) {
+                "import" => reloads = true,
+                "require" => {
+                    let literal = matches!(ir.context(n), Some((call, callee))
+                    if matches!(ir.kind(call), Kind::Call { callee: c, args, .. }
+                        if c == callee
+                            && ir.list(args).len() == 1
+                            && matches!(ir.kind(ir.list(args)[0]), Kind::Arg { value, .. }
+                                if ir.str_value(value).is_some_and(|m| {
+                                    !m.starts_with('.') && !m.starts_with('/')
+                                }))));
+                    reloads |= !literal;
+                }
+                _ => {}
+            }
+        }
+        self.may_reload_itself = Some(reloads);
+        !reloads
     }
 
     /// `module.exports = f`, `exports.f = f`, `module.exports.f = f` in a snippet that never
@@ -917,7 +978,7 @@ impl<'a> Engine<'a> {
     }
 
     /// The function whose `this` a `this` is (not an arrow function, which has none).
-    fn this_function(&self, id: NodeId) -> Option<NodeId> {
+    pub(super) fn this_function(&self, id: NodeId) -> Option<NodeId> {
         let ir = self.ir;
         let mut node = id;
         while let Some(parent) = ir.parent(node) {

@@ -146,6 +146,8 @@ pub struct Engine<'a> {
     holders_data_only: bool,
     /// Whether the snippet reads its own exports (see [`holders`]).
     exports_read: Option<bool>,
+    /// Whether the snippet may load its own file again (see [`holders`]).
+    may_reload_itself: Option<bool>,
     /// A parameter of a function called from where the analysis does not see was given
     /// such a value: whatever such calls pass may hold it (see [`holders`]).
     parameter_holder: bool,
@@ -205,6 +207,7 @@ impl<'a> Engine<'a> {
             global_holder: false,
             global_holders: Vec::new(),
             exports_read: None,
+            may_reload_itself: None,
             holders_data_only: false,
             reprototyped: None,
             parameter_holder: false,

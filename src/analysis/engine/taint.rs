@@ -421,7 +421,11 @@ impl<'a> Engine<'a> {
                 None => return true,
                 Some(v) => vec![v],
             },
-            Kind::Param { target } if target == bind => match self.parameter_arguments(parent) {
+            // What every call gives it, or what an array's method hands its callback.
+            Kind::Param { target } if target == bind => match self
+                .parameter_arguments(parent)
+                .or_else(|| self.callback_values(parent))
+            {
                 Some(args) if !args.is_empty() => args,
                 _ => return false,
             },
@@ -454,6 +458,74 @@ impl<'a> Engine<'a> {
         })
     }
 
+    /// What storing `value` into `object` (`object[k] = value`) adds to what `object` may
+    /// hold: nothing when the value is only read out of `object` itself, or else fresh data
+    /// (`o[k] = o[k] || []`), which any lookup in `object` reaches already.
+    pub fn stored_taint(&mut self, object: NodeId, value: NodeId) -> Taint {
+        if self.restores_own(object, value, 0) {
+            Taint::NONE
+        } else {
+            self.taint(value)
+        }
+    }
+
+    fn restores_own(&mut self, object: NodeId, value: NodeId, depth: usize) -> bool {
+        if depth > MAX_KEY_DEPTH {
+            return false;
+        }
+        let ir = self.ir;
+        let value = ir.unparen(value);
+        let own_or_data = |e: &mut Self, side: NodeId| {
+            e.restores_own(object, side, depth + 1)
+                || e.is_plain_data(side)
+                || e.is_numeric(side)
+                || matches!(e.ir.kind(e.ir.unparen(side)), Kind::Const(_))
+        };
+        match ir.kind(value) {
+            Kind::Index { object: read, .. } => {
+                same_place(ir, object, read)
+                    && self.this_function(object) == self.this_function(read)
+                    && self.bound_once(object)
+            }
+            // A name bound only to such reads (`const temp = a[i]; a[j] = temp`).
+            Kind::Name(_) => self.value_sources_of(value).is_some_and(|sources| {
+                !sources.is_empty()
+                    && sources.into_iter().all(|s| {
+                        s != value
+                            && matches!(ir.kind(ir.unparen(s)), Kind::Index { .. })
+                            && self.restores_own(object, s, depth + 1)
+                    })
+            }),
+            Kind::Binary {
+                op: BinOp::Logical,
+                left,
+                right,
+            } => own_or_data(self, left) && own_or_data(self, right),
+            Kind::Cond { then, other, .. } => own_or_data(self, then) && own_or_data(self, other),
+            _ => false,
+        }
+    }
+
+    /// True when the object's root (`a` of `a.b`, or `this`) is always the same object where
+    /// it is read: `this`, or a name bound once.
+    fn bound_once(&mut self, object: NodeId) -> bool {
+        let ir = self.ir;
+        let mut root = ir.unparen(object);
+        while let Kind::Attr { object, .. } = ir.kind(root) {
+            root = ir.unparen(object);
+        }
+        match ir.kind(root) {
+            Kind::This => true,
+            Kind::Name(sym) => {
+                let lookup =
+                    self.scopes
+                        .lookup(sym, self.scopes.scope_of(root), self.dialect.declaring());
+                lookup.scopes.len() == 1 && self.binds_of(lookup.scopes[0], sym).len() == 1
+            }
+            _ => false,
+        }
+    }
+
     /// `x.y = value`, `x[k] = value`: storing such a value in `x` makes every name that
     /// may hold `x` hold it (see [`holders`](super::holders)).
     pub(super) fn taint_store(&mut self, target: NodeId, value: NodeId) -> bool {
@@ -461,7 +533,7 @@ impl<'a> Engine<'a> {
         let (Kind::Attr { object, .. } | Kind::Index { object, .. }) = ir.kind(target) else {
             return false;
         };
-        if !self.taint(value).any() {
+        if !self.stored_taint(object, value).any() {
             return false;
         }
         if let Kind::This = ir.kind(ir.unparen(object)) {
@@ -533,5 +605,18 @@ impl<'a> Engine<'a> {
             }
         }
         changed
+    }
+}
+
+/// True when two expressions name the same object in one statement: the same name, `this`,
+/// or the same member of such (`this.map`).
+fn same_place(ir: &crate::analysis::ir::Ir, a: NodeId, b: NodeId) -> bool {
+    match (ir.kind(ir.unparen(a)), ir.kind(ir.unparen(b))) {
+        (Kind::Name(x), Kind::Name(y)) => x == y,
+        (Kind::This, Kind::This) => true,
+        (Kind::Attr { object: x, name: m }, Kind::Attr { object: y, name: n }) => {
+            m == n && same_place(ir, x, y)
+        }
+        _ => false,
     }
 }

@@ -192,7 +192,7 @@ fn report_tainted_store(e: &mut Engine, assign: NodeId) {
         let (Kind::Attr { object, .. } | Kind::Index { object, .. }) = e.ir.kind(target) else {
             continue;
         };
-        if e.taint(value).any() && e.keeps_unseen(object) {
+        if e.stored_taint(object, value).any() && e.keeps_unseen(object) {
             e.dynamic(
                 target,
                 DynamicKind::ComputedMember,

@@ -340,7 +340,7 @@ impl<'a> Engine<'a> {
 
     /// An object made right there, which nothing else holds yet: a literal, a function, a
     /// new built-in collection; or a primitive, into which nothing is stored.
-    fn is_fresh_object(&mut self, id: NodeId) -> bool {
+    pub(super) fn is_fresh_object(&mut self, id: NodeId) -> bool {
         let ir = self.ir;
         match ir.kind(id) {
             Kind::Function { .. } => !self.holders_data_only,
@@ -609,7 +609,7 @@ impl<'a> Engine<'a> {
     /// imports it, so nothing calls `f` through its exports. A dynamic `import`, `import.meta`
     /// or a `require` of anything but a literal name of a package could load the snippet's
     /// own file again and reach them.
-    fn is_unimported_export(&mut self, id: NodeId) -> bool {
+    pub(super) fn is_unimported_export(&mut self, id: NodeId) -> bool {
         let ir = self.ir;
         let Some(parent) = ir.parent(id) else {
             return false;
@@ -624,6 +624,17 @@ impl<'a> Engine<'a> {
         }
         let mut reloads = false;
         for n in 0..ir.nodes.len() as NodeId {
+            // `import ... from './x.js'`: a file of the work dir, which may import this one.
+            if let Kind::Import {
+                module: Some(module),
+                ..
+            } = ir.kind(n)
+            {
+                let module = ir.text(module);
+                reloads |=
+                    module.starts_with('.') || module.starts_with('/') || module.contains(':');
+                continue;
+            }
             let Kind::Name(sym) = ir.kind(n) else {
                 continue;
             };

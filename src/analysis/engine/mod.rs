@@ -148,6 +148,8 @@ pub struct Engine<'a> {
     exports_read: Option<bool>,
     /// Whether the snippet may load its own file again (see [`holders`]).
     may_reload_itself: Option<bool>,
+    /// Whether the snippet may define a getter (see [`taint`]).
+    accessors: Option<bool>,
     /// A parameter of a function called from where the analysis does not see was given
     /// such a value: whatever such calls pass may hold it (see [`holders`]).
     parameter_holder: bool,
@@ -208,6 +210,7 @@ impl<'a> Engine<'a> {
             global_holders: Vec::new(),
             exports_read: None,
             may_reload_itself: None,
+            accessors: None,
             holders_data_only: false,
             reprototyped: None,
             parameter_holder: false,

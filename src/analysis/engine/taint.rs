@@ -174,9 +174,18 @@ impl<'a> Engine<'a> {
             Kind::Attr { object, name } => {
                 let owner = self.taint_at(object, next);
                 let forwarded = matches!(self.name(name), "call" | "apply" | "bind") && owner.is;
-                owner
-                    .named_member()
-                    .or(if forwarded { Taint::IS } else { Taint::NONE })
+                // `NaN` and `Infinity` are the names of keys that are numbers.
+                let mut member = if matches!(self.name(name), "NaN" | "Infinity") {
+                    owner.member()
+                } else {
+                    owner.named_member()
+                };
+                // A getter the snippet defines may hand back an element (`get y() { return
+                // this[0]; }` on a prototype), so the member itself may be one.
+                if member.gives && !owner.keyed && self.may_define_accessors() {
+                    member = member.or(Taint::IS);
+                }
+                member.or(if forwarded { Taint::IS } else { Taint::NONE })
             }
             Kind::Name(sym) => {
                 let lookup =
@@ -280,6 +289,47 @@ impl<'a> Engine<'a> {
     /// `taint_at` for the holders' queries, which go on from `depth`.
     pub(super) fn taint_at_depth(&mut self, id: NodeId, depth: usize) -> Taint {
         self.taint_at(id, depth)
+    }
+
+    /// True when the snippet may define an accessor: a getter (`get y() {}`), or a way to
+    /// give an object one or a prototype that has one (`Object.defineProperty`,
+    /// `__defineGetter__`, `Proxy`, `Reflect`, `Object.create`, `__proto__`).
+    fn may_define_accessors(&mut self) -> bool {
+        if let Some(known) = self.accessors {
+            return known;
+        }
+        const WAYS: &[&str] = &[
+            "defineProperty",
+            "defineProperties",
+            "__defineGetter__",
+            "__lookupGetter__",
+            "Proxy",
+            "Reflect",
+            "setPrototypeOf",
+            "__proto__",
+            "create",
+        ];
+        let text = self.source;
+        let bytes = text.as_bytes();
+        let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'$';
+        let getter = text.match_indices("get").any(|(at, _)| {
+            if at > 0 && word(bytes[at - 1]) {
+                return false;
+            }
+            let rest = &text[at + 3..];
+            let trimmed = rest.trim_start();
+            if trimmed.len() == rest.len() {
+                return false; // `get(`, `getter`: no getter
+            }
+            if trimmed.starts_with('[') {
+                return true;
+            }
+            let name_len = trimmed.bytes().take_while(|&b| word(b)).count();
+            name_len > 0 && trimmed[name_len..].trim_start().starts_with('(')
+        });
+        let known = getter || WAYS.iter().any(|w| text.contains(w));
+        self.accessors = Some(known);
+        known
     }
 
     /// What the values a function returns may be, as learned so far.
@@ -483,9 +533,7 @@ impl<'a> Engine<'a> {
         };
         match ir.kind(value) {
             Kind::Index { object: read, .. } => {
-                same_place(ir, object, read)
-                    && self.this_function(object) == self.this_function(read)
-                    && self.bound_once(object)
+                same_place(ir, object, read) && self.is_fresh_data_name(object)
             }
             // A name bound only to such reads (`const temp = a[i]; a[j] = temp`).
             Kind::Name(_) => self.value_sources_of(value).is_some_and(|sources| {
@@ -506,24 +554,69 @@ impl<'a> Engine<'a> {
         }
     }
 
-    /// True when the object's root (`a` of `a.b`, or `this`) is always the same object where
-    /// it is read: `this`, or a name bound once.
-    fn bound_once(&mut self, object: NodeId) -> bool {
+    /// A name bound once, to an object or array the snippet makes with a literal or a data
+    /// constructor: never a function (whose one-step lookups reach `Function`), and always
+    /// the same object where it is read. `this` may be any object, a function too
+    /// (`m.call(f)`, a static method's class), so it is none.
+    fn is_fresh_data_name(&mut self, object: NodeId) -> bool {
+        self.fresh_data_at(object, 0)
+    }
+
+    fn fresh_data_at(&mut self, object: NodeId, depth: usize) -> bool {
         let ir = self.ir;
-        let mut root = ir.unparen(object);
-        while let Kind::Attr { object, .. } = ir.kind(root) {
-            root = ir.unparen(object);
+        let object = ir.unparen(object);
+        if depth > MAX_KEY_DEPTH {
+            return false;
         }
-        match ir.kind(root) {
-            Kind::This => true,
-            Kind::Name(sym) => {
-                let lookup =
-                    self.scopes
-                        .lookup(sym, self.scopes.scope_of(root), self.dialect.declaring());
-                lookup.scopes.len() == 1 && self.binds_of(lookup.scopes[0], sym).len() == 1
-            }
+        let Kind::Name(sym) = ir.kind(object) else {
+            return self.is_fresh_data_value(object);
+        };
+        let lookup =
+            self.scopes
+                .lookup(sym, self.scopes.scope_of(object), self.dialect.declaring());
+        let [scope] = lookup.scopes[..] else {
+            return false;
+        };
+        let [bind] = self.binds_of(scope, sym)[..] else {
+            return false;
+        };
+        let Some(parent) = ir.parent(bind) else {
+            return false;
+        };
+        match ir.kind(parent) {
+            Kind::Decl {
+                target,
+                value: Some(value),
+                ..
+            } if target == bind => self.is_fresh_data_value(value),
+            // A parameter every call gives such an object, or a `reduce` accumulator that
+            // starts as one and is handed back as it is.
+            Kind::Param { target } if target == bind => self
+                .parameter_arguments(parent)
+                .or_else(|| self.callback_values(parent))
+                .is_some_and(|args| {
+                    !args.is_empty()
+                        && args.into_iter().all(|a| {
+                            matches!(ir.kind(ir.unparen(a)), Kind::Name(s) if s == sym
+                                && self.scopes.lookup(s, self.scopes.scope_of(a),
+                                    self.dialect.declaring()).scopes[..] == [scope])
+                                || self.fresh_data_at(a, depth + 1)
+                        })
+                }),
             _ => false,
         }
+    }
+
+    /// An object or array made right there with a literal or a data constructor.
+    fn is_fresh_data_value(&mut self, value: NodeId) -> bool {
+        let ir = self.ir;
+        let value = ir.unparen(value);
+        let saved = std::mem::replace(&mut self.holders_data_only, true);
+        let fresh = self.is_fresh_object(value)
+            && matches!(ir.kind(value), Kind::Collection { .. } | Kind::Call { .. })
+            && (!matches!(ir.kind(value), Kind::Collection { .. }) || self.is_plain_data(value));
+        self.holders_data_only = saved;
+        fresh
     }
 
     /// `x.y = value`, `x[k] = value`: storing such a value in `x` makes every name that
@@ -539,8 +632,10 @@ impl<'a> Engine<'a> {
         if let Kind::This = ir.kind(ir.unparen(object)) {
             return self.store_in_this(object);
         }
+        // Under a number, the key is an index (or `NaN`, `Infinity`, read below as names):
+        // a key that only holds digits (`'x' + 1`) may be any name.
         let keyed = match ir.kind(target) {
-            Kind::Index { key, .. } => !self.key_holds_digits(key, 0),
+            Kind::Index { key, .. } => !self.is_numeric(key),
             _ => true,
         };
         self.mark_holders(object, keyed)

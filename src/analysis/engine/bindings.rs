@@ -44,7 +44,10 @@ impl<'a> Engine<'a> {
                 let mut changed = false;
                 for &t in ir.list(targets) {
                     changed |= self.bind(t, Source::Expr(value));
-                    changed |= self.taint_store(t, value);
+                    // `o.k = v`, and `[o.k] = [v]`, `({a: o.k} = {a: v})`.
+                    for leaf in super::holders::member_leaves(ir, t) {
+                        changed |= self.taint_store(leaf, value);
+                    }
                 }
                 changed
             }
@@ -70,11 +73,17 @@ impl<'a> Engine<'a> {
             Kind::For {
                 target, iter, keys, ..
             } => {
-                if keys {
-                    self.bind(target, Source::Unknown)
-                } else {
-                    self.bind(target, Source::Element(iter))
+                // `for (o.k of items)` stores each item in `o`.
+                let mut stored = false;
+                for leaf in super::holders::member_leaves(ir, target) {
+                    stored |= self.taint_store(leaf, iter);
                 }
+                stored
+                    | if keys {
+                        self.bind(target, Source::Unknown)
+                    } else {
+                        self.bind(target, Source::Element(iter))
+                    }
             }
             Kind::CompFor { target, iter } => self.bind(target, Source::Element(iter)),
             Kind::WithItem {
@@ -92,9 +101,13 @@ impl<'a> Engine<'a> {
                 }
                 changed
             }
-            Kind::Class { name: Some(n), .. } => {
-                self.bind(n, Source::Meanings(vec![Meaning::of(Value::Local(id))]))
-                    | self.bind_definition_taint(n, id)
+            Kind::Class { name, .. } => {
+                let mut changed = self.taint_class_fields(id);
+                if let Some(n) = name {
+                    changed |= self.bind(n, Source::Meanings(vec![Meaning::of(Value::Local(id))]));
+                    changed |= self.bind_definition_taint(n, id);
+                }
+                changed
             }
             Kind::Import { .. } => self.bind_import(id),
             _ => false,

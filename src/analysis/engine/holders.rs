@@ -434,6 +434,21 @@ impl<'a> Engine<'a> {
                 _ => None,
             };
         }
+        // `Array.prototype.push.call(o, t)`: a keeping method run on `o`.
+        if let Kind::Attr { object, name } = ir.kind(ir.unparen(callee))
+            && matches!(self.name(name), "call" | "apply")
+            && self.names_of(object).iter().any(|n| {
+                n.rsplit('.')
+                    .next()
+                    .is_some_and(|method| KEEPING.contains(&method))
+            })
+        {
+            let first = *ir.list(args).first()?;
+            return match ir.kind(first) {
+                Kind::Arg { value, .. } => Some(value),
+                _ => None,
+            };
+        }
         if !names.is_empty() {
             return None; // a function of a module or a global, which keeps nothing
         }
@@ -1079,6 +1094,38 @@ impl<'a> Engine<'a> {
         taint.any() && self.bind(name, Source::Tainted(taint))
     }
 
+    /// The members a store target writes (see [`member_leaves`]).
+    pub fn stored_members(&self, target: NodeId) -> Vec<NodeId> {
+        member_leaves(self.ir, target)
+    }
+
+    /// A class field given such a value (`x = t`, `static x = t`): the class and its
+    /// instances hold it. True if that is new.
+    pub(super) fn taint_class_fields(&mut self, class: NodeId) -> bool {
+        let ir = self.ir;
+        let Kind::Class { body, .. } = ir.kind(class) else {
+            return false;
+        };
+        if self.class_holds.contains(&class) {
+            return false;
+        }
+        for item in ir.list(body).to_vec() {
+            // A field (`x = t;`) is lowered as its parts; a method is a `Pair`.
+            if !matches!(ir.kind(item), Kind::Other) {
+                continue;
+            }
+            let (_, end) = ir.span(item);
+            let mut part = item + 1;
+            while (part as usize) < ir.nodes.len() && ir.span(part).0 < end {
+                if ir.parent(part) == Some(item) && self.taint(part).any() {
+                    return self.class_holds.insert(class);
+                }
+                part += 1;
+            }
+        }
+        false
+    }
+
     /// `this.k = value` with such a value: the class's instances, or the object literal's
     /// name, hold it. True if that is new.
     pub(super) fn store_in_this(&mut self, this: NodeId) -> bool {
@@ -1157,6 +1204,26 @@ impl<'a> Engine<'a> {
         binding.taint.keyed |= keyed;
         true
     }
+}
+
+/// The members a store target writes (`o.k`, `o[i]`), alone or inside a destructuring
+/// pattern (`[o.k] = ...`, `({a: o.k} = ...)`, defaults and rests included).
+pub(super) fn member_leaves(ir: &crate::analysis::ir::Ir, target: NodeId) -> Vec<NodeId> {
+    let mut out = Vec::new();
+    let mut stack = vec![target];
+    while let Some(t) = stack.pop() {
+        match ir.kind(t) {
+            Kind::TuplePattern { items } => stack.extend(ir.list(items).iter().copied()),
+            Kind::ObjectPattern { entries } => stack.extend(ir.list(entries).iter().copied()),
+            Kind::PatternEntry { target, .. } | Kind::DefaultTarget { target, .. } => {
+                stack.push(target)
+            }
+            Kind::Rest(inner) => stack.push(inner),
+            Kind::Attr { .. } | Kind::Index { .. } => out.push(t),
+            _ => {}
+        }
+    }
+    out
 }
 
 /// Whose `this` a `this` is: a class's, an object literal's, or that of another function

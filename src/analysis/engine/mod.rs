@@ -126,6 +126,8 @@ pub struct Engine<'a> {
     /// For each function, the meanings of the values it returns, learned with the bindings:
     /// what a recursive call of it stands for (see [`Engine::returned_meanings`]).
     returned: HashMap<NodeId, Rc<[Meaning]>>,
+    /// The values each generator function yields (what its iterator hands out).
+    yields: HashMap<NodeId, Vec<NodeId>>,
     /// The functions whose returns are being followed, innermost last.
     following_returns: Vec<NodeId>,
     /// The functions a call the analysis does not resolve may call (see [`holders`]).
@@ -173,11 +175,19 @@ impl<'a> Engine<'a> {
     ) -> Engine<'a> {
         let scopes = Scopes::of(ir, dialect.declaring());
         let mut returns: HashMap<NodeId, Vec<NodeId>> = HashMap::new();
+        let mut yields: HashMap<NodeId, Vec<NodeId>> = HashMap::new();
         for id in 0..ir.nodes.len() as NodeId {
             if let Kind::Return(Some(value)) = ir.kind(id)
                 && let Some(function) = enclosing_function(ir, id)
             {
                 returns.entry(function).or_default().push(value);
+            }
+            if ir
+                .parent(id)
+                .is_some_and(|p| matches!(ir.kind(p), Kind::Yield))
+                && let Some(function) = enclosing_function(ir, id)
+            {
+                yields.entry(function).or_default().push(id);
             }
         }
         let n = ir.nodes.len();
@@ -202,6 +212,7 @@ impl<'a> Engine<'a> {
             returned_taint: HashMap::new(),
             returned: HashMap::new(),
             following_returns: Vec::new(),
+            yields,
             escaping: None,
             this_anything: false,
             this_of: HashMap::new(),

@@ -243,6 +243,7 @@ impl<'a> Engine<'a> {
                 taint
             }
             Kind::Call { callee, args, .. } => {
+                let call_id = id;
                 // A builtin that makes a number, a text or a truth value of its arguments hands
                 // none of them back.
                 let names = self.names_of(callee);
@@ -254,9 +255,14 @@ impl<'a> Engine<'a> {
                 let mut taint = self.taint_at(callee, next).called();
                 for &arg in ir.list(args) {
                     if let Kind::Arg { value, .. } = ir.kind(arg) {
-                        let given = self.taint_at(value, next);
+                        let given = self.arg_taint(call_id, value, next);
                         if given.any() {
                             taint = taint.or(given).or(Taint::IS);
+                        }
+                        // What a call does with what it is given may put it under any name
+                        // (`Object.fromEntries([['x', t]])`).
+                        if given.holds {
+                            taint = taint.or(Taint::HOLDS);
                         }
                         // A callback's results become what the call returns, or its elements
                         // (`[n].map(s => P[s])[0]`).
@@ -284,6 +290,42 @@ impl<'a> Engine<'a> {
             }
             _ => Taint::NONE,
         }
+    }
+
+    /// What an argument hands the callee: its value, or for a tagged template
+    /// (`` tag`${t}` ``) what its substitutions are.
+    fn arg_taint(&mut self, call: NodeId, value: NodeId, depth: usize) -> Taint {
+        if !self.is_tagged_template(call, value) {
+            return self.taint_at(value, depth);
+        }
+        let ir = self.ir;
+        let Kind::Template { parts } = ir.kind(value) else {
+            return Taint::NONE;
+        };
+        let mut taint = Taint::NONE;
+        for part in ir.list(parts).to_vec() {
+            if let Kind::Interp { value, .. } = ir.kind(part) {
+                taint = taint.or(self.taint_at(value, depth + 1));
+            }
+        }
+        taint
+    }
+
+    /// True when `value` is the template a tag is called with: no parenthesis between the
+    /// callee and it.
+    fn is_tagged_template(&self, call: NodeId, value: NodeId) -> bool {
+        let ir = self.ir;
+        let (Kind::Call { callee, .. }, Kind::Template { .. }) = (ir.kind(call), ir.kind(value))
+        else {
+            return false;
+        };
+        let (_, callee_end) = ir.span(callee);
+        let (value_start, _) = ir.span(value);
+        callee_end <= value_start
+            && self
+                .source
+                .get(callee_end..value_start)
+                .is_some_and(|between| !between.contains('('))
     }
 
     /// `taint_at` for the holders' queries, which go on from `depth`.
@@ -346,6 +388,10 @@ impl<'a> Engine<'a> {
         let mut taint = Taint::NONE;
         for v in values {
             taint = taint.or(self.taint(v));
+        }
+        // A generator's calls give an iterator holding what it yields.
+        for v in self.yields.get(&function).cloned().unwrap_or_default() {
+            taint = taint.or(self.taint(v).stored());
         }
         let known = self.returned_taint(function);
         if known.or(taint) == known {
@@ -550,6 +596,15 @@ impl<'a> Engine<'a> {
                 right,
             } => own_or_data(self, left) && own_or_data(self, right),
             Kind::Cond { then, other, .. } => own_or_data(self, then) && own_or_data(self, other),
+            // A swap by destructuring: `[a[i], a[j]] = [a[j], a[i]]`.
+            Kind::Collection {
+                kind: CollectionKind::List,
+                items,
+            } => {
+                ir.list(items).to_vec().into_iter().all(|item| {
+                    !matches!(ir.kind(item), Kind::Spread(_)) && own_or_data(self, item)
+                })
+            }
             _ => false,
         }
     }
@@ -589,6 +644,8 @@ impl<'a> Engine<'a> {
                 value: Some(value),
                 ..
             } if target == bind => self.is_fresh_data_value(value),
+            // `[...rest]`, `{...rest}` in a pattern: a new array or plain object.
+            Kind::Rest(inner) if inner == bind => true,
             // A parameter every call gives such an object, or a `reduce` accumulator that
             // starts as one and is handed back as it is.
             Kind::Param { target } if target == bind => self
@@ -656,14 +713,21 @@ impl<'a> Engine<'a> {
                 _ => None,
             })
             .collect();
-        let given: Vec<Taint> = values.iter().map(|&(v, _)| self.taint(v)).collect();
+        let given: Vec<Taint> = values
+            .iter()
+            .map(|&(v, _)| self.arg_taint(call, v, 0))
+            .collect();
+        let tagged = values
+            .iter()
+            .any(|&(v, _)| self.is_tagged_template(call, v));
         let receiver = match ir.kind(callee) {
             Kind::Attr { object, .. } => self.taint(object),
             _ => Taint::NONE,
         };
         let mut changed = self.mark_passed(call);
         if given.iter().any(|t| t.any()) {
-            let spread = values.iter().any(|(_, s)| *s != Splat::None);
+            // A tag takes the substitutions as its later parameters.
+            let spread = tagged || values.iter().any(|(_, s)| *s != Splat::None);
             for function in self.callee_functions(callee).unwrap_or_default() {
                 if let Kind::Function { params, .. } = ir.kind(function) {
                     for (i, &param) in ir.list(params).iter().enumerate() {

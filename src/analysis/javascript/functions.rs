@@ -37,7 +37,7 @@ pub fn report(e: &mut Engine, id: NodeId) {
         Kind::Name(_) => report_wrapper_arguments(e, id),
         Kind::With => report_with(e, id),
         Kind::Pair { key, .. } => report_prototype_key(e, id, key),
-        Kind::Assign { .. } => report_tainted_store(e, id),
+        Kind::Assign { .. } | Kind::For { .. } => report_tainted_store(e, id),
         _ => {}
     }
 }
@@ -185,10 +185,22 @@ fn report_tainted_call(e: &mut Engine, call: NodeId) {
 /// `o.k = t`: a value that may be code stored in an object the analysis cannot follow back
 /// to the names holding it (`this.k = t`, `f().k = t`, `a[0].k = t`, a parameter of a method).
 fn report_tainted_store(e: &mut Engine, assign: NodeId) {
-    let Kind::Assign { targets, value } = e.ir.kind(assign) else {
-        return;
+    let (targets, value) = match e.ir.kind(assign) {
+        Kind::Assign { targets, value } => (e.ir.list(targets).to_vec(), value),
+        // `for (o.k of items)` stores each item.
+        Kind::For {
+            target,
+            iter,
+            keys: false,
+            ..
+        } => (vec![target], iter),
+        _ => return,
     };
-    for target in e.ir.list(targets).to_vec() {
+    let leaves: Vec<NodeId> = targets
+        .into_iter()
+        .flat_map(|t| e.stored_members(t))
+        .collect();
+    for target in leaves {
         let (Kind::Attr { object, .. } | Kind::Index { object, .. }) = e.ir.kind(target) else {
             continue;
         };

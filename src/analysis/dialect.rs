@@ -301,6 +301,12 @@ pub trait Dialect: Sync {
         false
     }
 
+    /// A builtin that returns a number, a text or a truth value, never an object it was
+    /// given (`Math.max`, `String`, `Array.isArray`).
+    fn returns_primitive(&self, _name: &str) -> bool {
+        false
+    }
+
     /// A method that returns a new sequence when called on a built-in one (`map`, `slice`,
     /// `split`).
     fn method_returns_data(&self, _method: &str) -> bool {

@@ -13,11 +13,16 @@ use crate::analysis::ir::{Kind, NodeId};
 /// Members a snippet sets as data, read back by the runtime rather than by the analyzer.
 const WRITABLE: &[&str] = &["process.exitCode", "module.exports", "exports"];
 
-/// Reports each member of a module or builtin that a statement stores into: as an
+/// Reports each member of a module or builtin that a statement stores into (or a storing
+/// builtin call, `Object.assign(console, ...)`): as an
 /// assignment's, augmented assignment's or deletion's target, or a loop's, comprehension's,
 /// `with`'s or `except`'s, alone or inside a destructuring pattern
 /// (`a, os.path.join = ...`, `for path.join of [...]`, `[String.prototype.concat] = [...]`).
 pub fn report(e: &mut Engine, id: NodeId) {
+    if let Kind::Call { .. } = e.ir.kind(id) {
+        report_storing_call(e, id);
+        return;
+    }
     let roots = match e.ir.kind(id) {
         Kind::Assign { targets, .. } | Kind::Delete { targets } => e.ir.list(targets).to_vec(),
         Kind::AugAssign { target, .. }
@@ -59,6 +64,60 @@ pub fn report(e: &mut Engine, id: NodeId) {
 }
 
 const GLOBAL: &str = "globalThis";
+
+/// Builtins that store into their first argument's members (or its prototype).
+const STORING: &[&str] = &[
+    "Object.assign",
+    "Object.defineProperty",
+    "Object.defineProperties",
+    "Object.setPrototypeOf",
+    "Reflect.set",
+    "Reflect.defineProperty",
+    "Reflect.setPrototypeOf",
+];
+
+/// `Object.assign(console, {log: f})`: a store into a module's or builtin's members by a call.
+fn report_storing_call(e: &mut Engine, call: NodeId) {
+    let Kind::Call { callee, args, .. } = e.ir.kind(call) else {
+        return;
+    };
+    if !e.dialect.index_reads_member()
+        || !e
+            .names_of(callee)
+            .iter()
+            .any(|n| STORING.contains(&n.as_str()))
+    {
+        return;
+    }
+    let Some(&first) = e.ir.list(args).first() else {
+        return;
+    };
+    let Kind::Arg { value, .. } = e.ir.kind(first) else {
+        return;
+    };
+    let owner = e
+        .resolve(value, 0)
+        .to_vec()
+        .into_iter()
+        .find_map(|m| match m.value {
+            Value::Module(p) => Some(e.paths.text(p).to_owned()),
+            Value::Name(p) => Some(e.paths.text(p).to_owned()),
+            Value::Global => Some(GLOBAL.to_owned()),
+            _ => None,
+        });
+    if let Some(owner) = owner
+        && !WRITABLE.contains(&owner.as_str())
+        && (owner != GLOBAL || !only_own_names(e, call))
+    {
+        e.dynamic(
+            call,
+            DynamicKind::UntrackedValue,
+            format!(
+                "members of `{owner}` are replaced: the analyzer reads them as the library                  defines them"
+            ),
+        );
+    }
+}
 
 /// The places a target stores into, through destructuring patterns, defaults and rests.
 fn store_leaves(e: &Engine, target: NodeId, out: &mut Vec<NodeId>) {
@@ -117,11 +176,42 @@ fn library_owner(e: &mut Engine, object: NodeId, target: NodeId) -> Option<Strin
                 // `Array.prototype` reaches only the snippet's calls, which the folder models.
                 let prototype = e.paths.module_len(p) > 0
                     && owner.split('.').any(|segment| segment == "prototype");
-                (modelled || prototype).then_some(owner)
+                // A JavaScript builtin namespace (`console`, `Math`, `JSON`, `Object`): the
+                // analysis trusts what each of its functions does with what it is given
+                // (`console.log` calls nothing, `Math.max` gives a number), so replacing any of
+                // them (`console.log = f`) hands the snippet's values to code it never sees.
+                let namespace = e.dialect.index_reads_member()
+                    && e.paths.module_len(p) == 0
+                    && e.dialect.is_builtin(root)
+                    && !owner.split('.').any(|segment| segment == "prototype");
+                (modelled || prototype || namespace).then_some(owner)
             }
             Value::Global => Some(GLOBAL.to_owned()),
             _ => None,
         })
+}
+
+/// True when every object a storing call copies into the global object (a sloppy `this`) is
+/// a literal whose keys are constant names no builtin has (`Object.assign(this, {size: 0})`).
+fn only_own_names(e: &mut Engine, call: NodeId) -> bool {
+    let ir = e.ir;
+    let Kind::Call { args, .. } = ir.kind(call) else {
+        return false;
+    };
+    ir.list(args).iter().skip(1).all(|&arg| {
+        let Kind::Arg { value, .. } = ir.kind(arg) else {
+            return false;
+        };
+        let Kind::Collection { items, .. } = ir.kind(ir.unparen(value)) else {
+            return false;
+        };
+        ir.list(items).iter().all(|&item| match ir.kind(item) {
+            Kind::Pair { key, .. } => ir.str_value(key).is_some_and(|k| {
+                k != "__proto__" && !e.dialect.is_builtin(k) && !e.dialect.is_tracked_name(k)
+            }),
+            _ => false,
+        })
+    })
 }
 
 /// A store into the global object (`globalThis.k = v`, or a sloppy function's `this.k = v`,

@@ -44,7 +44,10 @@ impl<'a> Engine<'a> {
                 let mut changed = false;
                 for &t in ir.list(targets) {
                     changed |= self.bind(t, Source::Expr(value));
-                    changed |= self.taint_store(t, value);
+                    // `o.k = v`, and `[o.k] = [v]`, `({a: o.k} = {a: v})`.
+                    for leaf in super::holders::member_leaves(ir, t) {
+                        changed |= self.taint_store(leaf, value);
+                    }
                 }
                 changed
             }
@@ -70,11 +73,17 @@ impl<'a> Engine<'a> {
             Kind::For {
                 target, iter, keys, ..
             } => {
-                if keys {
-                    self.bind(target, Source::Unknown)
-                } else {
-                    self.bind(target, Source::Element(iter))
+                // `for (o.k of items)` stores each item in `o`.
+                let mut stored = false;
+                for leaf in super::holders::member_leaves(ir, target) {
+                    stored |= self.taint_store(leaf, iter);
                 }
+                stored
+                    | if keys {
+                        self.bind(target, Source::Unknown)
+                    } else {
+                        self.bind(target, Source::Element(iter))
+                    }
             }
             Kind::CompFor { target, iter } => self.bind(target, Source::Element(iter)),
             Kind::WithItem {
@@ -88,11 +97,17 @@ impl<'a> Engine<'a> {
                 changed |= self.learn_returned_meanings(id);
                 if let Some(n) = name {
                     changed |= self.bind(n, Source::Meanings(vec![Meaning::of(Value::Local(id))]));
+                    changed |= self.bind_definition_taint(n, id);
                 }
                 changed
             }
-            Kind::Class { name: Some(n), .. } => {
-                self.bind(n, Source::Meanings(vec![Meaning::of(Value::Local(id))]))
+            Kind::Class { name, .. } => {
+                let mut changed = self.taint_class_fields(id);
+                if let Some(n) = name {
+                    changed |= self.bind(n, Source::Meanings(vec![Meaning::of(Value::Local(id))]));
+                    changed |= self.bind_definition_taint(n, id);
+                }
+                changed
             }
             Kind::Import { .. } => self.bind_import(id),
             _ => false,
@@ -190,13 +205,7 @@ impl<'a> Engine<'a> {
                 let taint = match &source {
                     Source::Expr(v) => self.taint(*v),
                     // An element or member of what may hold code may be code.
-                    Source::Element(v) | Source::Member(v, _) => {
-                        let t = self.taint(*v);
-                        super::taint::Taint {
-                            is: t.holds,
-                            holds: false,
-                        }
-                    }
+                    Source::Element(v) | Source::Member(v, _) => self.taint(*v).member(),
                     Source::Tainted(t) => *t,
                     _ => super::taint::Taint::default(),
                 };
@@ -205,6 +214,9 @@ impl<'a> Engine<'a> {
                     Source::Meanings(_) | Source::Number => false,
                     _ => true,
                 };
+                if taint.holds {
+                    self.some_holder = true;
+                }
                 let binding = self.bindings.entry((scope, sym)).or_default();
                 let mut changed = match element_strings {
                     Some(items) => {
@@ -239,9 +251,8 @@ impl<'a> Engine<'a> {
                     binding.may_be_text = true;
                     changed = true;
                 }
-                if (taint.is && !binding.taint.is) || (taint.holds && !binding.taint.holds) {
-                    binding.taint.is |= taint.is;
-                    binding.taint.holds |= taint.holds;
+                if binding.taint.or(taint) != binding.taint {
+                    binding.taint = binding.taint.or(taint);
                     changed = true;
                 }
                 changed

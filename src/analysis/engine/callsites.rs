@@ -117,6 +117,19 @@ impl<'a> Engine<'a> {
         let Kind::Function { decorators, .. } = ir.kind(function) else {
             return None;
         };
+        let call_stack = self.dialect.call_stack_names();
+        // A function with no name called right where it is written (`(function (a) {...})(x)`)
+        // has that one call.
+        if let Kind::Function { name: None, .. } = ir.kind(function)
+            && let Some((call, callee)) = ir.context(function)
+            && is_callee(ir.kind(call), callee)
+        {
+            let names_call_stack = (0..ir.nodes.len() as NodeId).any(|id| {
+                matches!(ir.kind(id), Kind::Name(s) | Kind::Bind(s)
+                    if call_stack.contains(&self.name(s)))
+            });
+            return (!names_call_stack && self.is_plain_call(call)).then(|| vec![call]);
+        }
         let bind = self.function_binding(function)?;
         let Kind::Bind(sym) = ir.kind(bind) else {
             return None;
@@ -135,7 +148,6 @@ impl<'a> Engine<'a> {
             return None;
         }
         let tables = self.dialect.tables();
-        let call_stack = self.dialect.call_stack_names();
         let mut calls = Vec::new();
         for id in 0..ir.nodes.len() as NodeId {
             match ir.kind(id) {
@@ -163,6 +175,8 @@ impl<'a> Engine<'a> {
                         {
                             calls.push(call)
                         }
+                        // `export { f }` of a snippet nothing imports.
+                        _ if self.is_unimported_export(id) => {}
                         _ => return None,
                     }
                     continue;
@@ -204,12 +218,13 @@ impl<'a> Engine<'a> {
                 return None;
             }
         }
-        (!calls.is_empty()).then_some(calls)
+        // No call at all: the body never runs, and its parameters take no value.
+        Some(calls)
     }
 
     /// The name a function is bound to, when one binding gives it its name: its definition
     /// (`def f`, `function f`) or a declaration of it (`const f = (p) => ...`).
-    fn function_binding(&self, function: NodeId) -> Option<NodeId> {
+    pub(super) fn function_binding(&self, function: NodeId) -> Option<NodeId> {
         let ir = self.ir;
         if let Kind::Function {
             name: Some(bind), ..
@@ -257,6 +272,18 @@ impl<'a> Engine<'a> {
             Kind::Param { target } => target,
             _ => param,
         }
+    }
+
+    /// True when some parameter of `function` keeps the one at `index` from being read.
+    pub(super) fn hides_parameter_at(&self, function: NodeId, index: usize) -> bool {
+        let Kind::Function { params, .. } = self.ir.kind(function) else {
+            return true;
+        };
+        self.ir
+            .list(params)
+            .iter()
+            .enumerate()
+            .any(|(i, &p)| self.hides_parameter(p, i, index))
     }
 
     /// True when the parameter at `position` keeps the one at `index` from being read: a

@@ -123,6 +123,11 @@ impl<'a> Engine<'a> {
         (!texts.is_empty() && texts.len() <= MAX_MEANINGS).then_some(texts)
     }
 
+    /// [`Engine::value_sources`] from the top.
+    pub(super) fn value_sources_of(&mut self, id: NodeId) -> Option<Vec<NodeId>> {
+        self.value_sources(id, 0)
+    }
+
     /// The expressions whose values may flow into `id`, following names back through their
     /// assignments, the items of the literal collections their loops take, and (for a
     /// parameter) the arguments of its function's calls; an expression that is no such name

@@ -14,6 +14,7 @@ mod callsites;
 mod candidates;
 mod carried;
 mod fold;
+mod holders;
 pub mod meaning;
 mod resolve;
 pub mod rewrites;
@@ -127,10 +128,37 @@ pub struct Engine<'a> {
     /// For each function, the meanings of the values it returns, learned with the bindings:
     /// what a recursive call of it stands for (see [`Engine::returned_meanings`]).
     returned: HashMap<NodeId, Rc<[Meaning]>>,
+    /// The values each generator function yields (what its iterator hands out).
+    yields: HashMap<NodeId, Vec<NodeId>>,
     /// The functions whose returns are being followed, innermost last.
     following_returns: Vec<NodeId>,
+    /// The functions a call the analysis does not resolve may call (see [`holders`]).
+    escaping: Option<Rc<[NodeId]>>,
+    /// Such a value was passed as a `this` of functions not known (see [`holders`]).
+    pub(super) this_anything: bool,
+    /// What functions are given as `this` by `call`, `apply`, `bind` (see [`holders`]).
+    this_of: HashMap<NodeId, taint::Taint>,
+    /// Some object may hold such a value (see [`holders`]).
+    some_holder: bool,
+    /// A member of the global object was given such a value (see [`holders`]).
+    global_holder: bool,
+    /// Globals a member of which was given such a value (`module.exports.f = ...`).
+    global_holders: Vec<Sym>,
     /// Names whose object may get a function's members (see [`Engine::may_be_reprototyped`]).
     reprototyped: Option<Rc<[(ScopeId, Sym)]>>,
+    /// Holders are being followed to prove an object is data (see [`holders`]).
+    holders_data_only: bool,
+    /// Whether the snippet reads its own exports (see [`holders`]).
+    exports_read: Option<bool>,
+    /// Whether the snippet may load its own file again (see [`holders`]).
+    may_reload_itself: Option<bool>,
+    /// Whether the snippet may define a getter (see [`taint`]).
+    accessors: Option<bool>,
+    /// A parameter of a function called from where the analysis does not see was given
+    /// such a value: whatever such calls pass may hold it (see [`holders`]).
+    parameter_holder: bool,
+    /// Classes whose methods store such a value in `this` (see [`holders`]).
+    class_holds: std::collections::HashSet<NodeId>,
     memo: Vec<Memo<Rc<[Meaning]>>>,
     folds: Vec<Memo<Option<Rc<str>>>>,
     too_deep: Vec<NodeId>,
@@ -149,11 +177,19 @@ impl<'a> Engine<'a> {
     ) -> Engine<'a> {
         let scopes = Scopes::of(ir, dialect.declaring());
         let mut returns: HashMap<NodeId, Vec<NodeId>> = HashMap::new();
+        let mut yields: HashMap<NodeId, Vec<NodeId>> = HashMap::new();
         for id in 0..ir.nodes.len() as NodeId {
             if let Kind::Return(Some(value)) = ir.kind(id)
                 && let Some(function) = enclosing_function(ir, id)
             {
                 returns.entry(function).or_default().push(value);
+            }
+            if ir
+                .parent(id)
+                .is_some_and(|p| matches!(ir.kind(p), Kind::Yield))
+                && let Some(function) = enclosing_function(ir, id)
+            {
+                yields.entry(function).or_default().push(id);
             }
         }
         let n = ir.nodes.len();
@@ -178,7 +214,20 @@ impl<'a> Engine<'a> {
             returned_taint: HashMap::new(),
             returned: HashMap::new(),
             following_returns: Vec::new(),
+            yields,
+            escaping: None,
+            this_anything: false,
+            this_of: HashMap::new(),
+            some_holder: false,
+            global_holder: false,
+            global_holders: Vec::new(),
+            exports_read: None,
+            may_reload_itself: None,
+            accessors: None,
+            holders_data_only: false,
             reprototyped: None,
+            parameter_holder: false,
+            class_holds: std::collections::HashSet::new(),
             memo: vec![Memo::Unknown; n],
             folds: vec![Memo::Unknown; n],
             too_deep: Vec::new(),
@@ -193,6 +242,8 @@ impl<'a> Engine<'a> {
             .filter(|&id| is_binding_construct(self.ir.kind(id), self.dialect.index_reads_member()))
             .collect();
         self.settle_bindings(&binding_nodes);
+        // Which calls reach a function was asked while the bindings were incomplete.
+        self.calls_of.clear();
         self.rewrites = self.find_rewrites();
         if self.rewrites.globals {
             // Module-level names may hold what no binding shows: learn again without
@@ -200,7 +251,15 @@ impl<'a> Engine<'a> {
             self.bindings.clear();
             self.returned_taint.clear();
             self.returned.clear();
+            self.this_anything = false;
+            self.this_of.clear();
+            self.some_holder = false;
+            self.global_holder = false;
+            self.global_holders.clear();
+            self.parameter_holder = false;
+            self.class_holds.clear();
             self.settle_bindings(&binding_nodes);
+            self.calls_of.clear();
         }
         if self.role == Role::RunFromText && self.rewrites.any() {
             self.dynamic(

@@ -39,6 +39,7 @@ pub fn report(e: &mut Engine, id: NodeId) {
         Kind::Name(_) => report_wrapper_arguments(e, id),
         Kind::With => report_with(e, id),
         Kind::Pair { key, .. } => report_prototype_key(e, id, key),
+        Kind::Assign { .. } | Kind::For { .. } => report_tainted_store(e, id),
         _ => {}
     }
 }
@@ -150,8 +151,9 @@ fn report_property(e: &mut Engine, id: NodeId, object: NodeId, property: &str) {
 
 /// A call of a value taken by a computed key from something that may be a function (see
 /// the engine's taint): with the key equal to "constructor", that is `Function(code)`. Handed
-/// as it is to a builtin that keeps it (`m.set(1, t)`, `a.push(t)`), it may come back where
-/// the taint does not follow.
+/// to a method that may keep it in an object (`m.set(1, t)`, `a.push(t)`,
+/// `Object.assign(o, {t})`) that the analysis cannot follow back to the names holding it, it
+/// may come back where the taint does not follow.
 fn report_tainted_call(e: &mut Engine, call: NodeId) {
     let Kind::Call { callee, args, .. } = e.ir.kind(call) else {
         return;
@@ -164,33 +166,52 @@ fn report_tainted_call(e: &mut Engine, call: NodeId) {
         );
         return;
     }
-    // Builtin methods that keep what they are given in their object; a call of the
-    // snippet's own function or of a callback is followed through its parameters instead.
-    const KEEPING: &[&str] = &[
-        "set",
-        "push",
-        "unshift",
-        "add",
-        "splice",
-        "fill",
-        "assign",
-        "defineProperty",
-        "concat",
-    ];
-    let keeps =
-        matches!(e.ir.kind(callee), Kind::Attr { name, .. } if KEEPING.contains(&e.name(name)));
-    if !keeps {
+    let Some(target) = e.storing_target(call) else {
         return;
-    }
+    };
     for arg in e.ir.list(args).to_vec() {
         if let Kind::Arg { value, .. } = e.ir.kind(arg)
-            && e.may_be_code(value)
+            && e.taint(value).any()
+            && e.keeps_unseen(target)
         {
             e.dynamic(
                 arg,
                 DynamicKind::ComputedMember,
                 "keeps a value taken by a computed key from something that may be a function \
                  where the analyzer does not follow it",
+            );
+        }
+    }
+}
+
+/// `o.k = t`: a value that may be code stored in an object the analysis cannot follow back
+/// to the names holding it (`this.k = t`, `f().k = t`, `a[0].k = t`, a parameter of a method).
+fn report_tainted_store(e: &mut Engine, assign: NodeId) {
+    let (targets, value) = match e.ir.kind(assign) {
+        Kind::Assign { targets, value } => (e.ir.list(targets).to_vec(), value),
+        // `for (o.k of items)` stores each item.
+        Kind::For {
+            target,
+            iter,
+            keys: false,
+            ..
+        } => (vec![target], iter),
+        _ => return,
+    };
+    let leaves: Vec<NodeId> = targets
+        .into_iter()
+        .flat_map(|t| e.stored_members(t))
+        .collect();
+    for target in leaves {
+        let (Kind::Attr { object, .. } | Kind::Index { object, .. }) = e.ir.kind(target) else {
+            continue;
+        };
+        if e.stored_taint(object, value).any() && e.keeps_unseen(object) {
+            e.dynamic(
+                target,
+                DynamicKind::ComputedMember,
+                "stores a value taken by a computed key from something that may be a function \
+                 in an object the analyzer does not follow",
             );
         }
     }

@@ -172,6 +172,31 @@ impl Dialect for JavaScript {
         )
     }
 
+    fn returns_primitive(&self, name: &str) -> bool {
+        self.returns_number(name)
+            || name.starts_with("console.")
+            || matches!(
+                name,
+                "String"
+                    | "Boolean"
+                    | "isNaN"
+                    | "isFinite"
+                    | "encodeURIComponent"
+                    | "decodeURIComponent"
+                    | "encodeURI"
+                    | "decodeURI"
+                    | "Array.isArray"
+                    | "Number.isInteger"
+                    | "Number.isSafeInteger"
+                    | "Number.isFinite"
+                    | "Number.isNaN"
+                    | "Object.is"
+                    | "Object.isFrozen"
+                    | "Object.isSealed"
+                    | "JSON.stringify"
+            )
+    }
+
     fn returns_number(&self, name: &str) -> bool {
         name.starts_with("Math.")
             || matches!(

@@ -266,7 +266,7 @@ impl<'a> Engine<'a> {
     /// Whether a bound value may be text rather than a type: not a generic (`list[int]`), a
     /// union, `None`, a collection, a function or class, a library's name, the result of a
     /// typing construct, or a name bound only to such.
-    pub(super) fn value_may_be_text(&mut self, value: NodeId) -> bool {
+    pub fn value_may_be_text(&mut self, value: NodeId) -> bool {
         let value = self.ir.unparen(value);
         match self.ir.kind(value) {
             Kind::Index { .. }

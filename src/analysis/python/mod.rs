@@ -12,6 +12,7 @@ mod reinit;
 mod settings;
 mod sizes;
 mod special_definitions;
+mod symbolic;
 pub mod tables;
 #[cfg(test)]
 mod tests;
@@ -371,6 +372,7 @@ impl Dialect for Python {
                 classes::report(e, id);
                 deferred_loads::report(e, id);
                 special_definitions::report(e, id);
+                symbolic::report(e, id);
             }
             Kind::Class { .. } => special_definitions::report(e, id),
             Kind::Assign { .. } => {

@@ -217,9 +217,12 @@ impl Gateway {
             .await
     }
 
-    /// Checks and decodes the files a caller sends with the code, under the policy's limits.
+    /// Checks and decodes the files a caller sends with the code, under the policy's limits
+    /// and its rules on file names (see [`Policy::check_input_files`]).
     pub fn check_files(&self, entries: &[FileEntry]) -> Result<Vec<InputFile>, GatewayError> {
-        Ok(workdir::decode(entries, &self.policy.limits)?)
+        let files = workdir::decode(entries, &self.policy.limits)?;
+        self.policy.check_input_files(&files)?;
+        Ok(files)
     }
 
     /// The pipeline after [`Gateway::assess`] (and [`Gateway::check_files`]), for callers

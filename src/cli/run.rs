@@ -10,7 +10,7 @@ use base64::Engine as _;
 use clap::Args;
 use code_sandbox_mcp::analysis::Language;
 use code_sandbox_mcp::gateway::{Gateway, RunReport};
-use code_sandbox_mcp::policy::{Action, Limits, Verdict};
+use code_sandbox_mcp::policy::{Action, Policy, Verdict};
 use code_sandbox_mcp::sandbox::LazySandbox;
 use code_sandbox_mcp::visible::visible;
 use code_sandbox_mcp::workdir::{self, Encoding, FileEntry, InputFile};
@@ -66,7 +66,7 @@ async fn run_inner(sandbox_args: &SandboxArgs, args: &RunArgs) -> Result<ExitCod
             e.utf8_error().valid_up_to()
         )
     })?;
-    let files = read_inputs(&args.files, &policy.limits)?;
+    let files = read_inputs(&args.files, &policy)?;
     // One snippet: no warm pool, a container of its own.
     let config = sandbox_args.config(vec![language], 0)?;
     let engine = config.engine.clone();
@@ -130,7 +130,7 @@ async fn run_inner(sandbox_args: &SandboxArgs, args: &RunArgs) -> Result<ExitCod
 }
 
 /// The `--file` inputs, checked as the run tools check theirs.
-fn read_inputs(paths: &[PathBuf], limits: &Limits) -> Result<Vec<InputFile>, String> {
+fn read_inputs(paths: &[PathBuf], policy: &Policy) -> Result<Vec<InputFile>, String> {
     let mut entries = Vec::with_capacity(paths.len());
     for path in paths {
         let content =
@@ -145,7 +145,8 @@ fn read_inputs(paths: &[PathBuf], limits: &Limits) -> Result<Vec<InputFile>, Str
             encoding: Encoding::Base64,
         });
     }
-    workdir::decode(&entries, limits)
+    workdir::decode(&entries, &policy.limits)
+        .and_then(|files| policy.check_input_files(&files).map(|()| files))
         .map_err(|e| format!("--file {}: {}", paths[e.index].display(), e.problem))
 }
 

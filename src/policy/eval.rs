@@ -4,6 +4,7 @@ use serde::Serialize;
 
 use super::{Action, Allowlist, Installed, Matcher, PathMatch, Policy, Rule, Severity, Unlisted};
 use crate::analysis::{Analysis, FactKind, Language, Span};
+use crate::workdir::{FileError, InputFile};
 
 /// The outcome for a snippet: the strongest action among its findings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, schemars::JsonSchema)]
@@ -298,6 +299,35 @@ fn matches(
     }
 }
 
+impl Policy {
+    /// Input files are written into the work dir, where a library may load them as code (an
+    /// optional dependency pandas imports by name, a `matplotlibrc`): a file whose name a
+    /// denying rule's `path_names` matches (strict's `code-file-written`) is refused, as the
+    /// snippet writing it would be.
+    pub fn check_input_files(&self, files: &[InputFile]) -> Result<(), FileError> {
+        for (index, file) in files.iter().enumerate() {
+            let refusing = self.rules.iter().find(|rule| {
+                rule.action == Action::Deny
+                    && std::iter::once(&rule.matcher)
+                        .chain(rule.matcher.sections.iter().map(|(_, m)| m))
+                        .any(|m| m.path_names.iter().any(|r| r.is_match(&file.path)))
+            });
+            if let Some(rule) = refusing {
+                return Err(FileError {
+                    index,
+                    path: file.path.clone(),
+                    problem: format!(
+                        "the interpreter or a library would load a file of this name as code, \
+                         which the policy's rule `{}` refuses: {}",
+                        rule.id, rule.message
+                    ),
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
 fn truncate(s: &str, max: usize) -> String {
     match s.char_indices().nth(max) {
         Some((i, _)) => format!("{}…", &s[..i]),
@@ -437,5 +467,34 @@ mod tests {
         let f = &judgement.findings[0];
         assert_eq!((f.rule.as_str(), f.line, f.column), ("process-exec", 2, 8));
         assert!(f.message.contains("Do the work in the"));
+    }
+
+    #[test]
+    fn strict_refuses_input_files_named_like_code() {
+        use crate::workdir::InputFile;
+        let file = |path: &str| InputFile {
+            path: path.to_owned(),
+            content: b"import os".to_vec(),
+        };
+        let strict = crate::policy::load("strict").unwrap();
+        for name in [
+            "tabulate.py",
+            "lib/__init__.py",
+            "matplotlibrc",
+            "x.pth",
+            "m.so",
+        ] {
+            let refused = strict.check_input_files(&[file("data.csv"), file(name)]);
+            let error = refused.expect_err(name);
+            assert_eq!((error.index, error.path.as_str()), (1, name));
+            assert!(error.problem.contains("code-file-written"), "{error}");
+        }
+        assert!(
+            strict
+                .check_input_files(&[file("data.csv"), file("notes/a.txt")])
+                .is_ok()
+        );
+        let standard = crate::policy::load("standard").unwrap();
+        assert!(standard.check_input_files(&[file("mine.py")]).is_ok());
     }
 }

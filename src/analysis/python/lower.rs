@@ -1357,12 +1357,23 @@ impl<'s> Lower<'s> {
         let formatted = prefix.contains('f') || prefix.contains('t');
         let has_interpolation = children.iter().any(|c| c.kind() == "interpolation");
         if !formatted || !has_interpolation {
-            let mut body = String::new();
-            for c in &children {
-                if c.kind() == "string_content" {
-                    body.push_str(self.text(*c));
+            // The source between the quotes, whole: the grammar's content nodes leave out
+            // pieces (a raw string's backslash before a line end).
+            let body = match children.iter().find(|c| c.kind() == "string_start") {
+                Some(opening) => {
+                    let quotes = self.text(*opening).len()
+                        - self.text(*opening).trim_end_matches(['"', '\'']).len();
+                    let closed = end.checked_sub(quotes).filter(|&e| {
+                        e >= opening.end_byte() && self.text(node).ends_with(['"', '\''])
+                    });
+                    match closed {
+                        Some(e) => self.source.get(opening.end_byte()..e).unwrap_or_default(),
+                        None => "",
+                    }
+                    .to_owned()
                 }
-            }
+                None => String::new(),
+            };
             let body = if formatted {
                 body.replace("{{", "{").replace("}}", "}")
             } else {
@@ -1389,6 +1400,16 @@ impl<'s> Lower<'s> {
                     let i = self.b.open(c.start_byte(), c.end_byte());
                     let value = self.opt_expr(field(c, f.expression));
                     let spec = field(c, f.format_specifier);
+                    // `{x!r}`, `{x!a}`, `{x=}`: a conversion or the expression's own text
+                    // changes what is written, which the folder does not model.
+                    let mut cursor = c.walk();
+                    let parts: Vec<Node> = c.children(&mut cursor).collect();
+                    let echoed = parts.iter().any(|k| k.kind() == "=");
+                    let conversion = parts
+                        .iter()
+                        .find(|k| k.kind() == "type_conversion")
+                        .map(|k| self.text(*k));
+                    let repr = matches!(conversion, Some("!r" | "!a"));
                     if let Some(spec) = spec {
                         for inner in named_children(spec) {
                             if let Some(e) = field(inner, f.expression) {
@@ -1400,7 +1421,8 @@ impl<'s> Lower<'s> {
                         i,
                         Kind::Interp {
                             value,
-                            spec: spec.is_some(),
+                            spec: spec.is_some() || echoed,
+                            repr,
                         },
                     );
                     self.b.push(i);

@@ -1,0 +1,891 @@
+//! Differential test of constant folding: every string the analyzer folds must be the string the
+//! interpreter computes, or unknown. Strict judges modules, members and paths by folded text,
+//! so a fold that models only part of a function (an error handler, a wider whitespace set, a
+//! wrap-around) is a way past it.
+//!
+//! Expressions are generated from a fixed seed out of every fold the analyzer has (literal
+//! spellings and escapes, f-strings and templates, `+` and `%`, slices, joins, splits, strip,
+//! case, replace, codecs, base64 and hex, `chr` and `fromCharCode`, URLs, path joins and
+//! pathlib) over inputs that stress them (control characters, Unicode whitespace, case-special
+//! and astral characters, malformed escapes, odd counts, splats and keywords). The analyzer's
+//! value is the argument a call's [`FactKind::Use`] carries (`print(E)`, `console.log(E)`);
+//! the cases it folds are run together in one container per language, each in a namespace of
+//! its own, and every value that differs is a failure. A case the interpreter rejects (an
+//! exception) computes nothing, so any fold of it opens, imports and reaches nothing.
+//!
+//! Values are compared as Python code points and JavaScript UTF-16 units. A Python `bytes`
+//! value is compared as the text the operating system reads it as (`os.fsdecode`), a path as
+//! `os.fspath`, a JavaScript `URL` as the path a `file:` URL names (`url.fileURLToPath`) or its
+//! `href`; an integer as its decimal text (a call's arguments carry folded integers too).
+
+mod common;
+
+use code_sandbox_mcp::analysis::{FactKind, Language, analyze};
+use code_sandbox_mcp::policy::Limits;
+
+/// Cases generated per language (before keeping those the analyzer folds).
+const CASES_PER_LANGUAGE: usize = 6000;
+const SEED: u64 = 0x5eed_f01d;
+
+/// A small deterministic generator (SplitMix64): the same cases on every run.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+    fn pick<'t, T>(&mut self, items: &'t [T]) -> &'t T {
+        &items[self.below(items.len())]
+    }
+    fn chance(&mut self, percent: u64) -> bool {
+        self.next() % 100 < percent
+    }
+}
+
+/// Characters that stress folds: ASCII controls and separators, Unicode whitespace, characters
+/// whose case mapping changes length or leaves ASCII, combining and astral characters.
+const SPECIAL_CHARS: &[char] = &[
+    '\0', '\x07', '\x08', '\t', '\n', '\x0b', '\x0c', '\r', '\x1b', '\x1c', '\x1d', '\x1e', '\x1f',
+    ' ', '\x7f', '\u{85}', '\u{a0}', '\u{1680}', '\u{2000}', '\u{200a}', '\u{200b}', '\u{2028}',
+    '\u{2029}', '\u{202f}', '\u{205f}', '\u{3000}', '\u{feff}', 'ß', 'İ', 'ı', 'ﬁ', '\u{212a}',
+    'ſ', '\u{212b}', 'ǅ', 'Σ', 'ς', '\u{307}', 'é', 'ÿ', '\u{ff}', '😀', '𝐀', '\u{fffd}',
+];
+
+/// Pieces of names and paths.
+const WORDS: &[&str] = &[
+    "os",
+    "sys",
+    "system",
+    "etc",
+    "passwd",
+    "a",
+    "b",
+    "x.csv",
+    "data",
+    ".",
+    "..",
+    "/",
+    "//",
+    "~",
+    "~root",
+    "tmp",
+    "work",
+    "%2e",
+    "%2f",
+    "%",
+    "$&",
+    "$$",
+    "%s",
+    "%%",
+    "{",
+    "}",
+    "{{",
+    "A",
+    "Z",
+    "I",
+    "K",
+    "sh",
+    "b3M=",
+    "6f73",
+    "file:",
+    "node:",
+    "child_process",
+    "\\",
+    "-",
+    "_",
+    ",",
+    "a.b.c",
+    "x.tar.gz",
+    ".bashrc",
+    "",
+];
+
+fn text(rng: &mut Rng) -> String {
+    let mut s = String::new();
+    for _ in 0..rng.below(4) {
+        match rng.below(10) {
+            0..=4 => s.push_str(*rng.pick(WORDS)),
+            5 | 6 => s.push(*rng.pick(SPECIAL_CHARS)),
+            7 => s.push(char::from(rng.below(128) as u8)),
+            _ => s.push(*rng.pick(&['/', '.', 'o', 's', ' ', 'X'])),
+        }
+    }
+    s
+}
+
+fn int(rng: &mut Rng, python: bool) -> String {
+    let common = [
+        "0",
+        "1",
+        "2",
+        "3",
+        "-1",
+        "-2",
+        "65",
+        "0x41",
+        "0o101",
+        "1_0",
+        "-0",
+        "47",
+        "0xFFFF",
+        "0x10000",
+        "0x1F600",
+        "0xD800",
+        "0x110000",
+        "-65",
+        "2**32",
+        "2**32 + 1",
+        "2**53",
+        "2**53 + 1",
+        "2**64",
+        "10**21",
+        "10**30",
+        "1 << 20",
+        "1.0",
+        "65.5",
+        "True",
+        "False",
+    ];
+    let s = rng.pick(&common).to_string();
+    if python {
+        s
+    } else {
+        s.replace("True", "true")
+            .replace("False", "false")
+            .replace("1_0", "10")
+    }
+}
+
+/// A Python string literal spelled in one of the ways the interpreter reads: prefixes, quotes,
+/// escapes (valid, unknown and malformed ones), line continuations.
+fn python_literal(rng: &mut Rng) -> String {
+    let prefix = *rng.pick(&["", "", "", "r", "b", "rb", "B", "u", "f", "rf", "R", "Br"]);
+    let quote = *rng.pick(&["'", "\"", "'''", "\"\"\""]);
+    let bytes = prefix.to_ascii_lowercase().contains('b');
+    let raw = prefix.to_ascii_lowercase().contains('r');
+    let triple = quote.len() == 3;
+    let mut body = String::new();
+    for _ in 0..rng.below(6) {
+        match rng.below(12) {
+            0 => body.push_str(&format!("\\x{:02x}", rng.below(256))),
+            1 => body.push_str(&format!("\\{:o}", rng.below(512))),
+            2 => body.push_str(&format!("\\u{:04x}", rng.next() % 0x10000)),
+            3 => body.push_str(*rng.pick(&[
+                "\\U0001f600",
+                "\\U00110000",
+                "\\N{BULLET}",
+                "\\q",
+                "\\8",
+                "\\\\",
+                "\\'",
+                "\\\"",
+                "\\\n",
+                "\\a\\b\\f\\v\\t\\r\\n\\0",
+                "\\x4",
+                "\\u12",
+            ])),
+            4 if triple => body.push_str(*rng.pick(&["\r\n", "\r", "\n"])),
+            5 if prefix.contains(['f', 'F']) => body.push_str(*rng.pick(&["{{", "}}"])),
+            6 => {
+                let c = *rng.pick(SPECIAL_CHARS);
+                if !matches!(c, '\n' | '\r' | '\0' | '\\') && (!bytes || c.is_ascii()) {
+                    body.push(c);
+                }
+            }
+            _ => {
+                let word = rng.pick(WORDS);
+                if !word.contains(['{', '}', '\\']) {
+                    body.push_str(word);
+                }
+            }
+        }
+    }
+    // Keep the literal closed: no quote character unescaped, no ending backslash in raw text.
+    let q = quote.chars().next().unwrap();
+    let mut safe = String::new();
+    let mut chars = body.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            match chars.next() {
+                Some(n) => {
+                    safe.push(c);
+                    safe.push(n);
+                }
+                None => safe.push('x'),
+            }
+        } else if c == q {
+            safe.push('\\');
+            safe.push(c);
+        } else {
+            safe.push(c);
+        }
+    }
+    if raw && safe.ends_with('\\') {
+        safe.push('x');
+    }
+    if triple && safe.ends_with(q) {
+        safe.push('x');
+    }
+    format!("{prefix}{quote}{safe}{quote}")
+}
+
+/// A JavaScript string literal or template with escapes of every kind.
+fn js_literal(rng: &mut Rng) -> String {
+    let quote = *rng.pick(&["'", "\"", "`"]);
+    let mut body = String::new();
+    for _ in 0..rng.below(6) {
+        match rng.below(12) {
+            0 => body.push_str(&format!("\\x{:02x}", rng.below(256))),
+            1 => body.push_str(&format!("\\{:o}", rng.below(300))),
+            2 => body.push_str(&format!("\\u{:04x}", rng.next() % 0x10000)),
+            3 => body.push_str(&format!("\\u{{{:x}}}", rng.next() % 0x110100)),
+            4 => body.push_str(*rng.pick(&[
+                "\\ud83d\\ude00",
+                "\\uD83D\\u{DE00}",
+                "\\ud83d",
+                "\\q",
+                "\\8",
+                "\\\\",
+                "\\'",
+                "\\\"",
+                "\\\n",
+                "\\\r\n",
+                "\\\u{2028}",
+                "\\b\\f\\v\\t\\r\\n\\0",
+                "\\x4",
+                "\\u12",
+                "\\u{}",
+                "\\08",
+                "\\`",
+                "\\$",
+            ])),
+            5 if quote == "`" => body.push_str(*rng.pick(&["\r\n", "\r", "\n", "${'x'}", "${1}"])),
+            6 => {
+                let c = *rng.pick(SPECIAL_CHARS);
+                if !matches!(c, '\n' | '\r' | '\\') {
+                    body.push(c);
+                }
+            }
+            _ => {
+                let word = rng.pick(WORDS);
+                if !word.contains('\\') {
+                    body.push_str(word);
+                }
+            }
+        }
+    }
+    let q = quote.chars().next().unwrap();
+    let mut safe = String::new();
+    let mut chars = body.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            if let Some(n) = chars.next() {
+                safe.push(c);
+                safe.push(n);
+            }
+        } else if c == q || (q == '`' && c == '$' && chars.peek() == Some(&'{')) {
+            safe.push('\\');
+            safe.push(c);
+        } else {
+            safe.push(c);
+        }
+    }
+    let literal = format!("{quote}{safe}{quote}");
+    if quote == "`" && rng.chance(20) {
+        format!("String.raw{literal}")
+    } else {
+        literal
+    }
+}
+
+/// A plain (escaped) literal of `s`, as both languages read `"..."` with `\u{...}`-free escapes.
+fn quoted(s: &str, python: bool) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' | '\\' => {
+                out.push('\\');
+                out.push(c);
+            }
+            ' '..='~' => out.push(c),
+            c if (c as u32) < 0x100 => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c if (c as u32) < 0x10000 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c if python => out.push_str(&format!("\\U{:08x}", c as u32)),
+            c => {
+                let mut units = [0u16; 2];
+                for u in c.encode_utf16(&mut units) {
+                    out.push_str(&format!("\\u{u:04x}"));
+                }
+            }
+        }
+    }
+    out.push('"');
+    out
+}
+
+fn base64_input(rng: &mut Rng) -> String {
+    use base64::Engine;
+    let data = text(rng);
+    let engines = [
+        &base64::engine::general_purpose::STANDARD,
+        &base64::engine::general_purpose::URL_SAFE,
+        &base64::engine::general_purpose::STANDARD_NO_PAD,
+        &base64::engine::general_purpose::URL_SAFE_NO_PAD,
+    ];
+    let mut encoded = rng.pick(&engines).encode(data.as_bytes());
+    if rng.chance(40) && !encoded.is_empty() {
+        let at = rng.below(encoded.len() + 1);
+        let junk = *rng.pick(&[
+            " ", "\n", "\t", "\x0b", "\x1c", "!", "-", "_", "=", "\u{a0}", "é", "b3M=",
+        ]);
+        encoded.insert_str(at, junk);
+    }
+    encoded
+}
+
+fn hex_input(rng: &mut Rng) -> String {
+    let data = text(rng);
+    let mut encoded: String = data.bytes().map(|b| format!("{b:02x}")).collect();
+    if rng.chance(40) {
+        let at = rng.below(encoded.len() + 1);
+        let junk = *rng.pick(&[" ", "\n", "\t", "\x0b", "\x1c", "g", "0", "\u{a0}", "F"]);
+        encoded.insert_str(at, junk);
+    }
+    if rng.chance(30) {
+        encoded = encoded.to_ascii_uppercase();
+    }
+    encoded
+}
+
+/// A Python string expression built from the folds the analyzer has.
+fn python_expr(rng: &mut Rng, depth: usize) -> String {
+    if depth == 0 || rng.chance(25) {
+        return match rng.below(4) {
+            0 | 1 => python_literal(rng),
+            _ => quoted(&text(rng), true),
+        };
+    }
+    let d = depth - 1;
+    let mut e = || python_expr(rng, d);
+    let a = e();
+    let b = e();
+    let c = e();
+    let n = int(rng, true);
+    let m = int(rng, true);
+    let s = quoted(&text(rng), true);
+    match rng.below(40) {
+        0 => format!("{a} + {b}"),
+        1 => format!("{a} {b}"),
+        2 => format!(
+            "f\"{{{a}{}}}{}\"",
+            rng.pick(&["", "!r", "!s", "!a", "=", ":>3", ":", "!r:>2"]),
+            rng.pick(&["", "x", "{{", "\\x41", "{1}", "{n}"])
+                .replace("{n}", &format!("{{{n}}}"))
+        ),
+        3 => format!("{a} % {b}"),
+        4 => format!("\"%s\" % {a}"),
+        5 => format!(
+            "{a}[::{}]",
+            rng.pick(&["-1", "1", "-2", "2", "", "True", "-True"])
+        ),
+        6 => format!("{a}[{n}:]"),
+        7 => format!("{a}.join([{b}, {c}])"),
+        8 => format!("{a}.join({b})"),
+        9 => format!("{a}.join(reversed({b}))"),
+        10 => format!("\"\".join(map(chr, [{n}, {m}]))"),
+        11 => format!("{a}.join({b}.split({c}))"),
+        12 => format!(
+            "{a}.join({b}.split({}))",
+            rng.pick(&[
+                format!("{c}, {n}"),
+                format!("{c}, maxsplit={n}"),
+                format!("sep={c}"),
+                format!("sep={c}, maxsplit={n}"),
+                "None".to_owned(),
+                String::new(),
+                format!("*[{c}]"),
+            ])
+        ),
+        13 => format!(
+            "{a}.{}({})",
+            rng.pick(&["strip", "lstrip", "rstrip"]),
+            rng.pick(&[
+                String::new(),
+                b.clone(),
+                "None".to_owned(),
+                format!("*[{b}]"),
+                format!("chars={b}")
+            ])
+        ),
+        14 => format!("{a}.{}()", rng.pick(&["lower", "upper", "casefold"])),
+        15 => format!("{a}.replace({b}, {c})"),
+        16 => format!(
+            "{a}.replace({b}, {c}, {})",
+            rng.pick(&[n.clone(), format!("count={n}")])
+        ),
+        17 => format!(
+            "{a}.{}({})",
+            rng.pick(&["encode", "decode"]),
+            rng.pick(&[
+                "",
+                "'utf-8'",
+                "'ascii'",
+                "'latin-1'",
+                "'utf-8', 'ignore'",
+                "'ascii', 'replace'",
+                "'utf-16'",
+                "'cp1252'",
+                "errors='ignore'",
+                "encoding='utf_8'",
+                "'utf-8', errors='surrogateescape'",
+                "'unicode_escape'",
+                "'idna'",
+                "'punycode'",
+                "'rot13'",
+            ])
+        ),
+        18 => format!(
+            "str({a}{})",
+            rng.pick(&[
+                "",
+                ", 'utf-8'",
+                ", 'ascii', 'ignore'",
+                ", encoding='latin-1'",
+                ", 'utf-8', errors='strict'",
+                ", 'unicode_escape'",
+            ])
+        ),
+        19 => format!("chr({n})"),
+        20 => format!(
+            "base64.{}({}{})",
+            rng.pick(&["b64decode", "standard_b64decode", "urlsafe_b64decode"]),
+            rng.pick(&["", "b"]),
+            quoted(&base64_input(rng), true),
+        ),
+        21 => format!(
+            "{}({})",
+            rng.pick(&["bytes.fromhex", "binascii.unhexlify", "binascii.a2b_hex"]),
+            quoted(&hex_input(rng), true)
+        ),
+        22 => format!(
+            "codecs.{}({a}, {})",
+            rng.pick(&["decode", "encode"]),
+            rng.pick(&[
+                "'rot13'",
+                "'rot_13'",
+                "'ROT-13'",
+                "'rot 13'",
+                "'hex'",
+                "'base64'",
+                "'rot13', 'ignore'",
+                "errors='strict', encoding='rot13'"
+            ])
+        ),
+        23 => format!(
+            "codecs.decode({}{}, {})",
+            rng.pick(&["", "b"]),
+            quoted(
+                &if rng.chance(50) {
+                    hex_input(rng)
+                } else {
+                    base64_input(rng)
+                },
+                true
+            ),
+            rng.pick(&["'hex'", "'base64'", "'hex_codec'", "'base64_codec'"])
+        ),
+        24 => format!(
+            "os.path.join({a}, {b}{})",
+            rng.pick(&["", ", \"c\"", ", *[\"/x\", \"y\"]"])
+        ),
+        25 => format!(
+            "{}({})",
+            rng.pick(&[
+                "Path",
+                "PurePath",
+                "PosixPath",
+                "PurePosixPath",
+                "pathlib.Path"
+            ]),
+            rng.pick(&[
+                String::new(),
+                a.clone(),
+                format!("{a}, {b}"),
+                format!("*[{a}, {b}]")
+            ])
+        ),
+        26 => format!("Path({a}) / {b}"),
+        27 => format!("{a} / Path({b})"),
+        28 => format!("Path({a}).joinpath({b}{})", rng.pick(&["", ", \"c\""])),
+        29 => format!("Path({a}).parent{}", rng.pick(&["", ".parent"])),
+        30 => format!("Path({a}).with_suffix({b})"),
+        31 => format!("Path({a}).with_name({b})"),
+        32 => format!(
+            "Path({a}).{}()",
+            rng.pick(&["resolve", "absolute", "as_posix", "expanduser"])
+        ),
+        33 => format!(
+            "os.path.{}({a})",
+            rng.pick(&["normpath", "abspath", "expanduser"])
+        ),
+        34 => format!("os.{}({a})", rng.pick(&["fspath", "fsdecode"])),
+        35 => rng
+            .pick(&[
+                "os.sep",
+                "os.path.sep",
+                "os.curdir",
+                "os.path.curdir",
+                "os.extsep",
+                "os.pardir",
+                "os.path.pardir",
+            ])
+            .to_string(),
+        36 => format!("{s}.join([{n}])"),
+        37 => format!("f\"{{{n}}}\""),
+        38 => format!("{a}.split({b})[{n}]"),
+        _ => s,
+    }
+}
+
+/// A JavaScript string expression built from the folds the analyzer has.
+fn js_expr(rng: &mut Rng, depth: usize) -> String {
+    if depth == 0 || rng.chance(25) {
+        return match rng.below(4) {
+            0 | 1 => js_literal(rng),
+            _ => quoted(&text(rng), false),
+        };
+    }
+    let d = depth - 1;
+    let mut e = || js_expr(rng, d);
+    let a = e();
+    let b = e();
+    let c = e();
+    let n = int(rng, false);
+    let m = int(rng, false);
+    let s = quoted(&text(rng), false);
+    match rng.below(34) {
+        0 => format!("{a} + {b}"),
+        1 => format!("{a} + ({n})"),
+        2 => format!("({n}) + {a}"),
+        3 => format!("({n}) + ({m}) + {a}"),
+        4 => format!("`${{{a}}}x${{{n}}}`"),
+        5 => format!("{a} % {b}"),
+        6 => format!(
+            "{a}.concat({b}{})",
+            rng.pick(&["", ", \"c\""]).replace('c', &n)
+        ),
+        7 => format!(
+            "{a}.{}({})",
+            rng.pick(&[
+                "toLowerCase",
+                "toUpperCase",
+                "toLocaleLowerCase",
+                "toLocaleUpperCase"
+            ]),
+            rng.pick(&["", "", "'tr'", "'en-US'"])
+        ),
+        8 => format!(
+            "{a}.{}({})",
+            rng.pick(&["trim", "trimStart", "trimEnd", "trimLeft", "trimRight"]),
+            rng.pick(&["", "", "'x'"])
+        ),
+        9 => format!("[{a}, {b}].join({})", rng.pick(&[String::new(), c.clone()])),
+        10 => format!("[{a}, {b}].reverse().join({c})"),
+        11 => format!("{a}.split({b}).join({c})"),
+        12 => format!("{a}.split({b}, {n}).join({c})"),
+        13 => format!("{a}.split('').reverse().join('')"),
+        14 => format!("{a}.replaceAll({b}, {c})"),
+        15 => format!("{a}.replace({b}, {c})"),
+        16 => format!("String({a})"),
+        17 => format!("{a}.{}()", rng.pick(&["valueOf", "toString"])),
+        18 => format!(
+            "String.{}({n}{})",
+            rng.pick(&["fromCharCode", "fromCodePoint"]),
+            rng.pick(&[String::new(), format!(", {m}"), format!(", ...[{m}]")])
+        ),
+        19 => format!("atob({})", quoted(&base64_input(rng), false)),
+        20 => format!(
+            "Buffer.from({}, {}).toString({})",
+            quoted(&base64_input(rng), false),
+            rng.pick(&["'base64'", "'base64url'"]),
+            rng.pick(&["", "'utf8'", "'utf-8'", "'latin1'"])
+        ),
+        21 => format!(
+            "Buffer.from({}, 'hex').toString()",
+            quoted(&hex_input(rng), false)
+        ),
+        22 => format!(
+            "Buffer.from({a}{}).toString()",
+            rng.pick(&["", ", 'utf8'", ", 'latin1'"])
+        ),
+        23 => format!(
+            "{}({a})",
+            rng.pick(&["decodeURIComponent", "decodeURI", "unescape"])
+        ),
+        24 => format!(
+            "path.{}({a}{})",
+            rng.pick(&["join", "resolve", "normalize", "posix.join"]),
+            rng.pick(&[String::new(), format!(", {b}"), format!(", ...[{b}, {c}]")])
+        ),
+        25 => format!(
+            "require('path').{}({a}, {b})",
+            rng.pick(&["join", "resolve"])
+        ),
+        26 => format!(
+            "{}({})",
+            rng.pick(&["new URL", "url.fileURLToPath", "new url.URL"]),
+            rng.pick(&[
+                a.clone(),
+                format!("'file://' + {a}"),
+                format!("'file:///' + {a}"),
+                format!("'FILE:' + {a}"),
+                format!("'node:' + {a}"),
+                format!("{a}, 'file:///etc/'"),
+            ])
+        ),
+        27 => rng
+            .pick(&["__dirname", "__filename", "path.sep"])
+            .to_string(),
+        28 => format!("{a}.split({b})[{n}]"),
+        29 => format!("[{a}, {b}].slice({n}).join({c})"),
+        _ => s,
+    }
+}
+
+/// One generated case: the setup it needs, and the expression.
+struct Case {
+    expr: String,
+}
+
+const PYTHON_HEADER: &str = "import base64, binascii, codecs, os, os.path, pathlib\nfrom pathlib import Path, PurePath, PosixPath, PurePosixPath\n";
+const JS_HEADER: &str = "const path = require('path');\nconst url = require('url');\n";
+
+fn analyzed_code(language: Language, case: &Case) -> String {
+    match language {
+        Language::Python => format!("{PYTHON_HEADER}print({})\n", case.expr),
+        Language::JavaScript => format!("{JS_HEADER}console.log({});\n", case.expr),
+    }
+}
+
+/// The value the analyzer folds the case's expression to: the argument its call carries.
+fn folded(language: Language, case: &Case) -> Option<String> {
+    let sink = match language {
+        Language::Python => "print",
+        Language::JavaScript => "console.log",
+    };
+    let code = analyzed_code(language, case);
+    analyze(language, code.as_bytes())
+        .facts
+        .into_iter()
+        .find_map(|f| match f.kind {
+            FactKind::Use { name, args, .. } if name == sink => Some(args),
+            _ => None,
+        })
+        .and_then(|args| args.into_iter().next())
+}
+
+/// A Python program that evaluates every case in a namespace of its own and prints, per case,
+/// the value as code points (or the exception's or type's name), as JSON.
+fn python_program(cases: &[&Case]) -> String {
+    let sources: Vec<String> = cases
+        .iter()
+        .map(|c| format!("{PYTHON_HEADER}__value = ({}\n)\n", c.expr))
+        .collect();
+    let payload = base64_encode(&serde_json::to_vec(&sources).unwrap());
+    format!(
+        r#"
+import base64, json, os, pathlib, warnings
+warnings.simplefilter("ignore")
+out = []
+for source in json.loads(base64.b64decode("{payload}")):
+    ns = {{}}
+    try:
+        exec(compile(source, "<case>", "exec"), ns)
+        v = ns["__value"]
+    except BaseException as e:
+        out.append({{"error": type(e).__name__}})
+        continue
+    if isinstance(v, (bytes, bytearray)):
+        v = os.fsdecode(bytes(v))
+    elif isinstance(v, pathlib.PurePath):
+        v = os.fspath(v)
+    elif isinstance(v, int) and not isinstance(v, bool):
+        v = str(v)
+    if isinstance(v, str):
+        out.append({{"value": [ord(c) for c in v]}})
+    else:
+        out.append({{"type": type(v).__name__}})
+print(json.dumps(out))
+"#
+    )
+}
+
+fn js_program(cases: &[&Case]) -> String {
+    let sources: Vec<String> = cases
+        .iter()
+        .map(|c| format!("{JS_HEADER}return ({}\n);", c.expr))
+        .collect();
+    let payload = base64_encode(&serde_json::to_vec(&sources).unwrap());
+    format!(
+        r#"
+const out = [];
+for (const source of JSON.parse(Buffer.from("{payload}", "base64").toString())) {{
+  let v;
+  try {{
+    v = new Function("require", "__dirname", "__filename", source)(require, __dirname, __filename);
+    if (v instanceof URL) v = v.protocol === "file:" ? require("url").fileURLToPath(v) : v.href;
+  }} catch (e) {{
+    out.push({{ error: String(e && e.name) }});
+    continue;
+  }}
+  if (typeof v === "number" && Number.isInteger(v)) v = String(v);
+  if (typeof v === "string") {{
+    const units = [];
+    for (let i = 0; i < v.length; i++) units.push(v.charCodeAt(i));
+    out.push({{ value: units }});
+  }} else {{
+    out.push({{ type: typeof v }});
+  }}
+}}
+console.log(JSON.stringify(out));
+"#
+    )
+}
+
+fn base64_encode(data: &[u8]) -> String {
+    use base64::Engine;
+    base64::engine::general_purpose::STANDARD.encode(data)
+}
+
+/// The interpreter's value as code points (Python) or UTF-16 units (JavaScript) of `folded`.
+fn units(language: Language, text: &str) -> Vec<u32> {
+    match language {
+        Language::Python => text.chars().map(u32::from).collect(),
+        Language::JavaScript => text.encode_utf16().map(u32::from).collect(),
+    }
+}
+
+fn generate(language: Language) -> Vec<Case> {
+    let mut rng = Rng(SEED ^ language as u64);
+    (0..CASES_PER_LANGUAGE)
+        .map(|_| {
+            let depth = 1 + rng.below(3);
+            let expr = match language {
+                Language::Python => python_expr(&mut rng, depth),
+                Language::JavaScript => js_expr(&mut rng, depth),
+            };
+            Case { expr }
+        })
+        .collect()
+}
+
+async fn differences(language: Language) -> Vec<String> {
+    let cases = generate(language);
+    let mut kept: Vec<(&Case, String)> = Vec::new();
+    for case in &cases {
+        if let Some(value) = folded(language, case) {
+            kept.push((case, value));
+        }
+    }
+    let program = {
+        let only: Vec<&Case> = kept.iter().map(|(c, _)| *c).collect();
+        match language {
+            Language::Python => python_program(&only),
+            Language::JavaScript => js_program(&only),
+        }
+    };
+    let limits = Limits {
+        output_bytes: 16 << 20,
+        timeout: std::time::Duration::from_secs(60),
+        ..common::tight_limits()
+    };
+    let run = common::run_with(&limits, language, &program).await;
+    assert_eq!(
+        run.exit_code,
+        Some(0),
+        "the {language} program ran: {}",
+        run.stderr
+    );
+    let results: Vec<serde_json::Value> = serde_json::from_str(run.stdout.trim())
+        .unwrap_or_else(|e| panic!("{language} printed JSON ({e}): {}", run.stderr));
+    assert_eq!(results.len(), kept.len());
+    eprintln!(
+        "{language}: {} cases generated, {} folded, {} raised in the interpreter",
+        cases.len(),
+        kept.len(),
+        results.iter().filter(|r| r.get("error").is_some()).count()
+    );
+    let mut found = Vec::new();
+    for ((case, value), result) in kept.iter().zip(&results) {
+        if result.get("error").is_some() {
+            continue;
+        }
+        let expected: Option<Vec<u32>> = result.get("value").map(|v| {
+            v.as_array()
+                .unwrap()
+                .iter()
+                .map(|u| u.as_u64().unwrap() as u32)
+                .collect()
+        });
+        if expected.as_deref() != Some(&units(language, value)[..]) {
+            let real = match &expected {
+                Some(units) => format!("{:?}", decode_units(language, units)),
+                None => format!("a {}", result["type"]),
+            };
+            found.push(format!(
+                "{language}: {}\n    analyzer: {value:?}\n    interpreter: {real}",
+                case.expr
+            ));
+        }
+    }
+    found
+}
+
+fn decode_units(language: Language, units: &[u32]) -> String {
+    match language {
+        Language::Python => units
+            .iter()
+            .map(|&u| char::from_u32(u).map_or_else(|| format!("\\u{{{u:x}}}"), String::from))
+            .collect(),
+        Language::JavaScript => {
+            let units: Vec<u16> = units.iter().map(|&u| u as u16).collect();
+            char::decode_utf16(units)
+                .map(|c| {
+                    c.map_or_else(
+                        |e| format!("\\u{{{:x}}}", e.unpaired_surrogate()),
+                        String::from,
+                    )
+                })
+                .collect()
+        }
+    }
+}
+
+#[tokio::test]
+async fn python_folds_compute_what_python_computes() {
+    let found = differences(Language::Python).await;
+    assert!(
+        found.is_empty(),
+        "{} divergences:\n{}",
+        found.len(),
+        found.join("\n")
+    );
+}
+
+#[tokio::test]
+async fn javascript_folds_compute_what_node_computes() {
+    let found = differences(Language::JavaScript).await;
+    assert!(
+        found.is_empty(),
+        "{} divergences:\n{}",
+        found.len(),
+        found.join("\n")
+    );
+}

@@ -24,7 +24,7 @@ use code_sandbox_mcp::analysis::{FactKind, Language, analyze};
 use code_sandbox_mcp::policy::Limits;
 
 /// Cases generated per language (before keeping those the analyzer folds).
-const CASES_PER_LANGUAGE: usize = 6000;
+const CASES_PER_LANGUAGE: usize = 12000;
 const SEED: u64 = 0x5eed_f01d;
 
 /// A small deterministic generator (SplitMix64): the same cases on every run.
@@ -166,7 +166,9 @@ fn int(rng: &mut Rng, python: bool) -> String {
 /// A Python string literal spelled in one of the ways the interpreter reads: prefixes, quotes,
 /// escapes (valid, unknown and malformed ones), line continuations.
 fn python_literal(rng: &mut Rng) -> String {
-    let prefix = *rng.pick(&["", "", "", "r", "b", "rb", "B", "u", "f", "rf", "R", "Br"]);
+    let prefix = *rng.pick(&[
+        "", "", "", "r", "b", "rb", "B", "u", "f", "rf", "R", "Br", "t", "rt",
+    ]);
     let quote = *rng.pick(&["'", "\"", "'''", "\"\"\""]);
     let bytes = prefix.to_ascii_lowercase().contains('b');
     let raw = prefix.to_ascii_lowercase().contains('r');
@@ -192,7 +194,7 @@ fn python_literal(rng: &mut Rng) -> String {
                 "\\u12",
             ])),
             4 if triple => body.push_str(*rng.pick(&["\r\n", "\r", "\n"])),
-            5 if prefix.contains(['f', 'F']) => body.push_str(*rng.pick(&["{{", "}}"])),
+            5 if prefix.contains(['f', 'F', 't']) => body.push_str(*rng.pick(&["{{", "}}"])),
             6 => {
                 let c = *rng.pick(SPECIAL_CHARS);
                 if !matches!(c, '\n' | '\r' | '\0' | '\\') && (!bytes || c.is_ascii()) {
@@ -659,9 +661,78 @@ fn js_expr(rng: &mut Rng, depth: usize) -> String {
     }
 }
 
-/// One generated case: the setup it needs, and the expression.
+/// One generated case: the statements it needs (names bound before), and the expression.
 struct Case {
+    prelude: String,
     expr: String,
+}
+
+/// A case reading names: a constant, a list of constants, an integer, a name bound twice.
+fn python_named(rng: &mut Rng) -> Case {
+    let a = python_expr(rng, 1);
+    let b = python_expr(rng, 1);
+    let c = python_expr(rng, 1);
+    let n = int(rng, true);
+    let (prelude, expr) = match rng.below(12) {
+        0 => (format!("x = {a}\n"), format!("f\"{{x}}/{{x}}\"")),
+        1 => (format!("x = {a}\n"), format!("x + {b}")),
+        2 => (format!("x = {a}\n"), format!("\"%s\" % x")),
+        3 => (format!("x = {a}\n"), "str(x)".to_owned()),
+        4 => (
+            format!("parts = [{a}, {b}, {c}]\n"),
+            "\"/\".join(parts)".to_owned(),
+        ),
+        5 => (
+            format!("parts = [{a}, {b}, {c}]\n"),
+            "os.path.join(*parts)".to_owned(),
+        ),
+        6 => (
+            format!("parts = [{a}, {b}, {c}]\n"),
+            format!("\"/\".join(parts[{n}:])"),
+        ),
+        7 => (format!("parts = ({a}, {b})\n"), "Path(*parts)".to_owned()),
+        8 => (format!("n = {n}\n"), format!("f\"{{n}}\" + {a}")),
+        9 => (format!("n = {n}\n"), format!("{a}.replace({b}, {c}, n)")),
+        10 => (format!("x = {a}\nx = {b}\n"), "x".to_owned()),
+        _ => (format!("n = {n}\n"), "chr(n)".to_owned()),
+    };
+    Case { prelude, expr }
+}
+
+fn js_named(rng: &mut Rng) -> Case {
+    let a = js_expr(rng, 1);
+    let b = js_expr(rng, 1);
+    let c = js_expr(rng, 1);
+    let n = int(rng, false);
+    let (prelude, expr) = match rng.below(11) {
+        0 => (format!("const x = {a};\n"), "`${x}/${x}`".to_owned()),
+        1 => (format!("const x = {a};\n"), format!("x + {b}")),
+        2 => (format!("const x = {a};\n"), "String(x)".to_owned()),
+        3 => (
+            format!("const parts = [{a}, {b}, {c}];\n"),
+            "parts.join('/')".to_owned(),
+        ),
+        4 => (
+            format!("const parts = [{a}, {b}, {c}];\n"),
+            "path.join(...parts)".to_owned(),
+        ),
+        5 => (
+            format!("const parts = [{a}, {b}, {c}];\n"),
+            format!("parts.slice({n}).join('/')"),
+        ),
+        6 => (format!("const n = {n};\n"), format!("{a} + n")),
+        7 => (
+            format!("const n = {n};\n"),
+            "String.fromCharCode(n)".to_owned(),
+        ),
+        8 => (
+            format!("const n = {n};\n"),
+            format!("{a}.split({b}, n).join({c})"),
+        ),
+        9 => (format!("let x = {a};\nx = {b};\n"), "x".to_owned()),
+        _ => (format!("var n = {n};\nn++;\n"), format!("{a} + n")),
+    };
+    Case { prelude, expr }
 }
 
 const PYTHON_HEADER: &str = "import base64, binascii, codecs, os, os.path, pathlib\nfrom pathlib import Path, PurePath, PosixPath, PurePosixPath\n";
@@ -669,8 +740,10 @@ const JS_HEADER: &str = "const path = require('path');\nconst url = require('url
 
 fn analyzed_code(language: Language, case: &Case) -> String {
     match language {
-        Language::Python => format!("{PYTHON_HEADER}print({})\n", case.expr),
-        Language::JavaScript => format!("{JS_HEADER}console.log({});\n", case.expr),
+        Language::Python => format!("{PYTHON_HEADER}{}print({})\n", case.prelude, case.expr),
+        Language::JavaScript => {
+            format!("{JS_HEADER}{}console.log({});\n", case.prelude, case.expr)
+        }
     }
 }
 
@@ -696,7 +769,7 @@ fn folded(language: Language, case: &Case) -> Option<String> {
 fn python_program(cases: &[&Case]) -> String {
     let sources: Vec<String> = cases
         .iter()
-        .map(|c| format!("{PYTHON_HEADER}__value = ({}\n)\n", c.expr))
+        .map(|c| format!("{PYTHON_HEADER}{}__value = ({}\n)\n", c.prelude, c.expr))
         .collect();
     let payload = base64_encode(&serde_json::to_vec(&sources).unwrap());
     format!(
@@ -730,7 +803,7 @@ print(json.dumps(out))
 fn js_program(cases: &[&Case]) -> String {
     let sources: Vec<String> = cases
         .iter()
-        .map(|c| format!("{JS_HEADER}return ({}\n);", c.expr))
+        .map(|c| format!("{JS_HEADER}{}return ({}\n);", c.prelude, c.expr))
         .collect();
     let payload = base64_encode(&serde_json::to_vec(&sources).unwrap());
     format!(
@@ -773,15 +846,27 @@ fn units(language: Language, text: &str) -> Vec<u32> {
 }
 
 fn generate(language: Language) -> Vec<Case> {
-    let mut rng = Rng(SEED ^ language as u64);
+    // `FOLD_DIFF_SEED` explores other cases; the default keeps runs repeatable.
+    let seed = std::env::var("FOLD_DIFF_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(SEED);
+    let mut rng = Rng(seed ^ language as u64);
     (0..CASES_PER_LANGUAGE)
         .map(|_| {
             let depth = 1 + rng.below(3);
-            let expr = match language {
-                Language::Python => python_expr(&mut rng, depth),
-                Language::JavaScript => js_expr(&mut rng, depth),
-            };
-            Case { expr }
+            match (language, rng.chance(15)) {
+                (Language::Python, true) => python_named(&mut rng),
+                (Language::JavaScript, true) => js_named(&mut rng),
+                (Language::Python, false) => Case {
+                    prelude: String::new(),
+                    expr: python_expr(&mut rng, depth),
+                },
+                (Language::JavaScript, false) => Case {
+                    prelude: String::new(),
+                    expr: js_expr(&mut rng, depth),
+                },
+            }
         })
         .collect()
 }
@@ -840,8 +925,8 @@ async fn differences(language: Language) -> Vec<String> {
                 None => format!("a {}", result["type"]),
             };
             found.push(format!(
-                "{language}: {}\n    analyzer: {value:?}\n    interpreter: {real}",
-                case.expr
+                "{language}: {}{}\n    analyzer: {value:?}\n    interpreter: {real}",
+                case.prelude, case.expr
             ));
         }
     }

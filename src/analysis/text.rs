@@ -246,8 +246,8 @@ pub fn hex_text(encoded: &str) -> Option<String> {
 }
 
 /// A URL as Node's file functions take it (`fs.readFileSync(new URL(u))`): a `file:` URL
-/// becomes the path WHATWG parsing and `url.fileURLToPath` make of it, so `%2e%2e` is `..`
-/// and `%73elf` is `self` as they are to the kernel. Tabs and newlines are dropped anywhere
+/// becomes the path WHATWG parsing and `url.fileURLToPath` make of it: `.` and `..` segments
+/// applied (`%2e%2e` is `..` too) and `%73elf` decoded to `self`. Tabs and newlines are dropped anywhere
 /// and spaces and control characters at either end; the query and fragment are cut off;
 /// the host must be empty or `localhost`; percent escapes are decoded. `None` where Node
 /// would refuse the URL (another host, an encoded `/`, bytes that are not UTF-8). A URL of
@@ -289,13 +289,33 @@ pub fn node_url_path(url: &str) -> Option<String> {
     if path.to_ascii_lowercase().contains("%2f") {
         return None;
     }
-    let bytes = percent_decode(path);
-    let path = String::from_utf8(bytes).ok()?;
-    Some(if path.starts_with('/') {
-        path
-    } else {
-        format!("/{path}")
-    })
+    let path = url_dot_segments(path);
+    let bytes = percent_decode(&path);
+    String::from_utf8(bytes).ok()
+}
+
+/// A URL path with its `.` and `..` segments applied as URL parsing applies them (`%2e` is a
+/// dot there too; never above the root; a last `.` or `..` leaves a trailing slash).
+fn url_dot_segments(path: &str) -> String {
+    let path = path.strip_prefix('/').unwrap_or(path);
+    let segments: Vec<&str> = path.split('/').collect();
+    let mut kept: Vec<&str> = Vec::new();
+    for (i, segment) in segments.iter().enumerate() {
+        let last = i + 1 == segments.len();
+        let lower = segment.to_ascii_lowercase().replace("%2e", ".");
+        match lower.as_str() {
+            ".." => {
+                kept.pop();
+                if last {
+                    kept.push("");
+                }
+            }
+            "." if last => kept.push(""),
+            "." => {}
+            _ => kept.push(segment),
+        }
+    }
+    format!("/{}", kept.join("/"))
 }
 
 /// `%XX` escapes decoded to their bytes, as URL parsers decode a path; a `%` not followed by
@@ -457,11 +477,11 @@ mod tests {
         let path = |u| node_url_path(u);
         assert_eq!(
             path("file:///tmp/%2e%2e/etc/passwd").as_deref(),
-            Some("/tmp/../etc/passwd")
+            Some("/etc/passwd")
         );
         assert_eq!(
             path("file:///tmp/%2E./proc/%73elf/environ").as_deref(),
-            Some("/tmp/../proc/self/environ")
+            Some("/proc/self/environ")
         );
         assert_eq!(
             path("FILE://localhost/etc/hosts").as_deref(),
@@ -469,7 +489,7 @@ mod tests {
         );
         assert_eq!(
             path(" file:/tmp/.\n./etc\\x?q#f").as_deref(),
-            Some("/tmp/../etc/x")
+            Some("/etc/x")
         );
         assert_eq!(path("file:etc/passwd").as_deref(), Some("/etc/passwd"));
         assert_eq!(path("file://evil/etc/passwd"), None);

@@ -51,6 +51,7 @@ impl<'a> Engine<'a> {
         let ir = self.ir;
         match ir.kind(id) {
             Kind::Str { .. } => ir.str_value(id).map(str::to_owned),
+            Kind::Template { .. } if self.python_string_prefix(id).contains('t') => None,
             Kind::Template { parts } => {
                 let mut out = String::new();
                 for &part in ir.list(parts) {
@@ -162,6 +163,21 @@ impl<'a> Engine<'a> {
         self.number_text(id)
     }
 
+    /// The prefix of a Python string literal (`rb`, `f`), lowercased; empty for others.
+    fn python_string_prefix(&self, id: NodeId) -> String {
+        if !self.dialect.divides_paths() {
+            return String::new();
+        }
+        let (start, _) = self.ir.span(id);
+        self.source
+            .get(start..)
+            .unwrap_or_default()
+            .chars()
+            .take_while(char::is_ascii_alphabetic)
+            .map(|c| c.to_ascii_lowercase())
+            .collect()
+    }
+
     /// An integer as `+` and templates write it, when the folder knows it exactly: in
     /// JavaScript one a double holds exactly, in Python one written as an integer literal
     /// (`1.0` reads as an integer elsewhere, but formats as `1.0`).
@@ -266,12 +282,7 @@ impl<'a> Engine<'a> {
         let id = ir.unparen(id);
         match ir.kind(id) {
             Kind::Str { .. } | Kind::Template { .. } => {
-                let (start, _) = ir.span(id);
-                let prefix = self.source[start..]
-                    .bytes()
-                    .take_while(u8::is_ascii_alphabetic)
-                    .any(|b| b.eq_ignore_ascii_case(&b'b'));
-                !prefix
+                !self.python_string_prefix(id).contains(['b', 't'])
             }
             Kind::Binary {
                 op: BinOp::Add | BinOp::Mod,
@@ -285,27 +296,31 @@ impl<'a> Engine<'a> {
                 None => false,
             },
             Kind::Call { callee, .. } => {
-                if let Kind::Attr { object, name } = ir.kind(callee) {
-                    return match self.name(name) {
-                        "decode" | "as_posix" => true,
-                        "with_suffix" | "with_name" | "joinpath" | "resolve" | "absolute"
-                        | "expanduser" => paths,
-                        "strip" | "lstrip" | "rstrip" | "lower" | "upper" | "casefold"
-                        | "replace" | "join" => self.text_value(object, depth + 1, paths),
-                        _ => false,
-                    };
-                }
+                // A module's function first (`os.path.expanduser(b"~")` returns bytes), then
+                // a method of the object.
                 let names: Vec<String> = self
                     .resolve(callee, depth + 1)
                     .iter()
                     .filter_map(|m| self.path_text(m.value).map(str::to_owned))
                     .collect();
-                !names.is_empty()
-                    && names.iter().all(|n| match self.dialect.string_function(n) {
+                if !names.is_empty() {
+                    return names.iter().all(|n| match self.dialect.string_function(n) {
                         Some(StrFn::Recode | StrFn::Chr { .. }) => true,
                         Some(StrFn::PurePath) => paths,
                         _ => false,
-                    })
+                    });
+                }
+                let Kind::Attr { object, name } = ir.kind(callee) else {
+                    return false;
+                };
+                match self.name(name) {
+                    "decode" | "as_posix" => true,
+                    "with_suffix" | "with_name" | "joinpath" | "resolve" | "absolute"
+                    | "expanduser" => paths,
+                    "strip" | "lstrip" | "rstrip" | "lower" | "upper" | "casefold" | "replace"
+                    | "join" => self.text_value(object, depth + 1, paths),
+                    _ => false,
+                }
             }
             _ => false,
         }

@@ -1355,6 +1355,8 @@ impl<'s> Lower<'s> {
         let raw = prefix.contains('r');
         let bytes = prefix.contains('b');
         let formatted = prefix.contains('f') || prefix.contains('t');
+        // `t"..."` is a `string.templatelib.Template`, not text.
+        let template = prefix.contains('t');
         let has_interpolation = children.iter().any(|c| c.kind() == "interpolation");
         if !formatted || !has_interpolation {
             // The source between the quotes, whole: the grammar's content nodes leave out
@@ -1379,24 +1381,39 @@ impl<'s> Lower<'s> {
             } else {
                 body
             };
-            let text = decode_python_literal(&body, raw, bytes).map(|t| self.b.text(t));
+            let text = decode_python_literal(&body, raw, bytes)
+                .filter(|_| !template)
+                .map(|t| self.b.text(t));
             return self.b.leaf(start, end, Kind::Str { text, name: false });
         }
         let id = self.b.open(start, end);
         let mark = self.b.mark();
+        // The text between the fields, taken from the source whole, as above.
+        let opening = children.iter().find(|c| c.kind() == "string_start");
+        let body_start = opening.map_or(start, |c| c.end_byte());
+        let quotes = opening.map_or(0, |o| {
+            self.text(*o).len() - self.text(*o).trim_end_matches(['"', '\'']).len()
+        });
+        let body_end = end.saturating_sub(quotes).max(body_start);
+        let piece = |this: &mut Self, from: usize, to: usize| {
+            if from < to {
+                let body = this
+                    .source
+                    .get(from..to)
+                    .map(|b| b.replace("{{", "{").replace("}}", "}"));
+                let text = body
+                    .and_then(|b| decode_python_literal(&b, raw, bytes))
+                    .map(|t| this.b.text(t));
+                let s = this.b.leaf(from, to, Kind::Str { text, name: false });
+                this.b.push(s);
+            }
+        };
+        let mut at = body_start;
         for c in children {
             match c.kind() {
-                "string_content" => {
-                    let body = self.text(c).replace("{{", "{").replace("}}", "}");
-                    let text = decode_python_literal(&body, raw, bytes).map(|t| self.b.text(t));
-                    let s = self.b.leaf(
-                        c.start_byte(),
-                        c.end_byte(),
-                        Kind::Str { text, name: false },
-                    );
-                    self.b.push(s);
-                }
                 "interpolation" => {
+                    piece(self, at, c.start_byte());
+                    at = c.end_byte();
                     let i = self.b.open(c.start_byte(), c.end_byte());
                     let value = self.opt_expr(field(c, f.expression));
                     let spec = field(c, f.format_specifier);
@@ -1430,6 +1447,7 @@ impl<'s> Lower<'s> {
                 _ => {}
             }
         }
+        piece(self, at, body_end);
         let parts = self.b.list_since(mark);
         self.b.close(id, Kind::Template { parts });
         id

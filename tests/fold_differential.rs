@@ -332,16 +332,25 @@ fn quoted(s: &str, python: bool) -> String {
     out
 }
 
+/// Data to encode: text, or bytes that are not UTF-8 a third of the time.
+fn data(rng: &mut Rng) -> Vec<u8> {
+    if rng.chance(33) {
+        (0..rng.below(6)).map(|_| rng.below(256) as u8).collect()
+    } else {
+        text(rng).into_bytes()
+    }
+}
+
 fn base64_input(rng: &mut Rng) -> String {
     use base64::Engine;
-    let data = text(rng);
+    let data = data(rng);
     let engines = [
         &base64::engine::general_purpose::STANDARD,
         &base64::engine::general_purpose::URL_SAFE,
         &base64::engine::general_purpose::STANDARD_NO_PAD,
         &base64::engine::general_purpose::URL_SAFE_NO_PAD,
     ];
-    let mut encoded = rng.pick(&engines).encode(data.as_bytes());
+    let mut encoded = rng.pick(&engines).encode(&data);
     if rng.chance(40) && !encoded.is_empty() {
         let at = rng.below(encoded.len() + 1);
         let junk = *rng.pick(&[
@@ -353,8 +362,7 @@ fn base64_input(rng: &mut Rng) -> String {
 }
 
 fn hex_input(rng: &mut Rng) -> String {
-    let data = text(rng);
-    let mut encoded: String = data.bytes().map(|b| format!("{b:02x}")).collect();
+    let mut encoded: String = data(rng).iter().map(|b| format!("{b:02x}")).collect();
     if rng.chance(40) {
         let at = rng.below(encoded.len() + 1);
         let junk = *rng.pick(&[" ", "\n", "\t", "\x0b", "\x1c", "g", "0", "\u{a0}", "F"]);

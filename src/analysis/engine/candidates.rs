@@ -32,7 +32,9 @@ impl<'a> Engine<'a> {
                 if self.is_numeric(value) {
                     return Some(vec!["0".to_owned()]);
                 }
-                if spec {
+                // `f"{b'x'}"` and `f"{t'x'}"` write the object's repr, not its text.
+                let literal = matches!(ir.kind(value), Kind::Str { .. } | Kind::Template { .. });
+                if spec || literal && !self.known_text(value, 0) {
                     return None;
                 }
                 let texts = self.candidates_at(value, depth + 1)?;

@@ -44,6 +44,9 @@ impl Rng {
     fn pick<'t, T>(&mut self, items: &'t [T]) -> &'t T {
         &items[self.below(items.len())]
     }
+    fn word(&mut self, items: &[&'static str]) -> &'static str {
+        items[self.below(items.len())]
+    }
     fn chance(&mut self, percent: u64) -> bool {
         self.next() % 100 < percent
     }
@@ -111,7 +114,7 @@ fn text(rng: &mut Rng) -> String {
     let mut s = String::new();
     for _ in 0..rng.below(4) {
         match rng.below(10) {
-            0..=4 => s.push_str(*rng.pick(WORDS)),
+            0..=4 => s.push_str(rng.word(WORDS)),
             5 | 6 => s.push(*rng.pick(SPECIAL_CHARS)),
             7 => s.push(char::from(rng.below(128) as u8)),
             _ => s.push(*rng.pick(&['/', '.', 'o', 's', ' ', 'X'])),
@@ -179,7 +182,7 @@ fn python_literal(rng: &mut Rng) -> String {
             0 => body.push_str(&format!("\\x{:02x}", rng.below(256))),
             1 => body.push_str(&format!("\\{:o}", rng.below(512))),
             2 => body.push_str(&format!("\\u{:04x}", rng.next() % 0x10000)),
-            3 => body.push_str(*rng.pick(&[
+            3 => body.push_str(rng.word(&[
                 "\\U0001f600",
                 "\\U00110000",
                 "\\N{BULLET}",
@@ -193,8 +196,8 @@ fn python_literal(rng: &mut Rng) -> String {
                 "\\x4",
                 "\\u12",
             ])),
-            4 if triple => body.push_str(*rng.pick(&["\r\n", "\r", "\n"])),
-            5 if prefix.contains(['f', 'F', 't']) => body.push_str(*rng.pick(&["{{", "}}"])),
+            4 if triple => body.push_str(rng.word(&["\r\n", "\r", "\n"])),
+            5 if prefix.contains(['f', 'F', 't']) => body.push_str(rng.word(&["{{", "}}"])),
             6 => {
                 let c = *rng.pick(SPECIAL_CHARS);
                 if !matches!(c, '\n' | '\r' | '\0' | '\\') && (!bytes || c.is_ascii()) {
@@ -248,7 +251,7 @@ fn js_literal(rng: &mut Rng) -> String {
             1 => body.push_str(&format!("\\{:o}", rng.below(300))),
             2 => body.push_str(&format!("\\u{:04x}", rng.next() % 0x10000)),
             3 => body.push_str(&format!("\\u{{{:x}}}", rng.next() % 0x110100)),
-            4 => body.push_str(*rng.pick(&[
+            4 => body.push_str(rng.word(&[
                 "\\ud83d\\ude00",
                 "\\uD83D\\u{DE00}",
                 "\\ud83d",
@@ -268,7 +271,7 @@ fn js_literal(rng: &mut Rng) -> String {
                 "\\`",
                 "\\$",
             ])),
-            5 if quote == "`" => body.push_str(*rng.pick(&["\r\n", "\r", "\n", "${'x'}", "${1}"])),
+            5 if quote == "`" => body.push_str(rng.word(&["\r\n", "\r", "\n", "${'x'}", "${1}"])),
             6 => {
                 let c = *rng.pick(SPECIAL_CHARS);
                 if !matches!(c, '\n' | '\r' | '\\') {
@@ -682,9 +685,9 @@ fn python_named(rng: &mut Rng) -> Case {
     let c = python_expr(rng, 1);
     let n = int(rng, true);
     let (prelude, expr) = match rng.below(12) {
-        0 => (format!("x = {a}\n"), format!("f\"{{x}}/{{x}}\"")),
+        0 => (format!("x = {a}\n"), "f\"{x}/{x}\"".to_owned()),
         1 => (format!("x = {a}\n"), format!("x + {b}")),
-        2 => (format!("x = {a}\n"), format!("\"%s\" % x")),
+        2 => (format!("x = {a}\n"), "\"%s\" % x".to_owned()),
         3 => (format!("x = {a}\n"), "str(x)".to_owned()),
         4 => (
             format!("parts = [{a}, {b}, {c}]\n"),

@@ -1409,43 +1409,38 @@ impl<'s> Lower<'s> {
             }
         };
         let mut at = body_start;
-        for c in children {
-            match c.kind() {
-                "interpolation" => {
-                    piece(self, at, c.start_byte());
-                    at = c.end_byte();
-                    let i = self.b.open(c.start_byte(), c.end_byte());
-                    let value = self.opt_expr(field(c, f.expression));
-                    let spec = field(c, f.format_specifier);
-                    // `{x!r}`, `{x!a}`, `{x=}`: a conversion or the expression's own text
-                    // changes what is written, which the folder does not model.
-                    let mut cursor = c.walk();
-                    let parts: Vec<Node> = c.children(&mut cursor).collect();
-                    let echoed = parts.iter().any(|k| k.kind() == "=");
-                    let conversion = parts
-                        .iter()
-                        .find(|k| k.kind() == "type_conversion")
-                        .map(|k| self.text(*k));
-                    let repr = matches!(conversion, Some("!r" | "!a"));
-                    if let Some(spec) = spec {
-                        for inner in named_children(spec) {
-                            if let Some(e) = field(inner, f.expression) {
-                                self.expr(e);
-                            }
-                        }
+        for c in children.into_iter().filter(|c| c.kind() == "interpolation") {
+            piece(self, at, c.start_byte());
+            at = c.end_byte();
+            let i = self.b.open(c.start_byte(), c.end_byte());
+            let value = self.opt_expr(field(c, f.expression));
+            let spec = field(c, f.format_specifier);
+            // `{x!r}` and `{x!a}` write the value's repr (folded for ASCII text); `{x=}` the
+            // expression's own text too, which the folder does not model.
+            let mut cursor = c.walk();
+            let parts: Vec<Node> = c.children(&mut cursor).collect();
+            let echoed = parts.iter().any(|k| k.kind() == "=");
+            let conversion = parts
+                .iter()
+                .find(|k| k.kind() == "type_conversion")
+                .map(|k| self.text(*k));
+            let repr = matches!(conversion, Some("!r" | "!a"));
+            if let Some(spec) = spec {
+                for inner in named_children(spec) {
+                    if let Some(e) = field(inner, f.expression) {
+                        self.expr(e);
                     }
-                    self.b.close(
-                        i,
-                        Kind::Interp {
-                            value,
-                            spec: spec.is_some() || echoed,
-                            repr,
-                        },
-                    );
-                    self.b.push(i);
                 }
-                _ => {}
             }
+            self.b.close(
+                i,
+                Kind::Interp {
+                    value,
+                    spec: spec.is_some() || echoed,
+                    repr,
+                },
+            );
+            self.b.push(i);
         }
         piece(self, at, body_end);
         let parts = self.b.list_since(mark);

@@ -1,8 +1,11 @@
 //! Constant folding: the string or integer an expression evaluates to, when it is built only
 //! from literals, names bound to one constant, and the usual hiding transforms
-//! (concatenation, formatting, join, reversal, `chr`, strip, case, base64/hex/rot13).
-//! Case changes fold only ASCII: the interpreters' Unicode case rules differ from Rust's in
-//! places, and a wrongly folded name is a wrongly judged one.
+//! (concatenation, formatting, join, reversal, `chr`, strip, case, base64/hex/rot13, paths).
+//! Each fold computes exactly what the interpreter computes, or declines (`None`): a wrongly
+//! folded name is a wrongly judged one. Case changes fold only ASCII (the interpreters' Unicode
+//! case rules differ from Rust's in places); Python `bytes` are folded as the text the OS reads
+//! a path of them as (UTF-8), and where their `str()` differs (`b'...'`) the fold declines.
+//! `tests/fold_differential.rs` checks every fold against the real interpreters.
 
 use std::rc::Rc;
 

@@ -20,7 +20,7 @@
 
 mod common;
 
-use code_sandbox_mcp::analysis::{FactKind, Language, analyze};
+use code_sandbox_mcp::analysis::{DynamicKind, FactKind, Language, analyze};
 use code_sandbox_mcp::policy::Limits;
 
 /// Cases generated per language (before keeping those the analyzer folds).
@@ -759,14 +759,28 @@ fn analyzed_code(language: Language, case: &Case) -> String {
 }
 
 /// The value the analyzer folds the case's expression to: the argument its call carries.
+/// Code it cannot parse (a NUL byte, a repaired tree) is a parse error every policy acts on,
+/// whatever it folded: unknown.
 fn folded(language: Language, case: &Case) -> Option<String> {
     let sink = match language {
         Language::Python => "print",
         Language::JavaScript => "console.log",
     };
     let code = analyzed_code(language, case);
-    analyze(language, code.as_bytes())
-        .facts
+    let facts = analyze(language, code.as_bytes()).facts;
+    let unreadable = facts.iter().any(|f| {
+        matches!(
+            f.kind,
+            FactKind::Dynamic {
+                kind: DynamicKind::ParseError,
+                ..
+            }
+        )
+    });
+    if unreadable {
+        return None;
+    }
+    facts
         .into_iter()
         .find_map(|f| match f.kind {
             FactKind::Use { name, args, .. } if name == sink => Some(args),

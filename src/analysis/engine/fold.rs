@@ -435,8 +435,9 @@ impl<'a> Engine<'a> {
     }
 
     /// True unless `call` makes a `URL` object that goes anywhere but straight into a call
-    /// of a function that takes it as a path (`fs.readFileSync(new URL(u))`): as text (`+`,
-    /// `String()`, a template) a URL object is its `href`, not the path folded for it.
+    /// of a file function, which takes it as a path (`fs.readFileSync(new URL(u))`): as text
+    /// (`+`, `String()`, `concat`, a template) a URL object is its `href`, not the path folded
+    /// for it.
     fn url_goes_to_a_path_function(&mut self, call: NodeId, depth: usize) -> bool {
         let ir = self.ir;
         if !matches!(ir.kind(call), Kind::Call { new: true, .. }) {
@@ -471,7 +472,7 @@ impl<'a> Engine<'a> {
         !names.is_empty()
             && names
                 .iter()
-                .all(|n| self.dialect.string_function(n).is_none())
+                .all(|n| self.dialect.path_function(n).is_some())
     }
 
     /// The positional arguments of a call a fold reads, when the call passes nothing the fold

@@ -989,10 +989,12 @@ impl<'s> Lower<'s> {
                 let children: Vec<Node> = node.named_children(&mut cursor).collect();
                 // The text between the backticks and the substitutions, taken from the source
                 // whole: what the grammar leaves out of its fragments (a NUL) is text too.
+                // A template the parser had to repair is not text the engine would read.
+                let broken = node.has_error() || !self.text(node).ends_with('`');
                 let (inner_start, inner_end) = (start + 1, end.saturating_sub(1).max(start + 1));
                 let piece = |this: &mut Self, from: usize, to: usize| {
                     if from < to {
-                        let raw = this.source_text(from, to);
+                        let raw = this.source_text(from, to).filter(|_| !broken);
                         let text = raw
                             .and_then(|raw| decode_js_string(&universal_newlines(raw)))
                             .map(|t| this.b.text(t));

@@ -1355,8 +1355,10 @@ impl<'s> Lower<'s> {
         let raw = prefix.contains('r');
         let bytes = prefix.contains('b');
         let formatted = prefix.contains('f') || prefix.contains('t');
-        // `t"..."` is a `string.templatelib.Template`, not text.
+        // `t"..."` is a `string.templatelib.Template`, not text; a string the parser had to
+        // repair is not text the interpreter would read.
         let template = prefix.contains('t');
+        let broken = node.has_error();
         let has_interpolation = children.iter().any(|c| c.kind() == "interpolation");
         if !formatted || !has_interpolation {
             // The source between the quotes, whole: the grammar's content nodes leave out
@@ -1382,7 +1384,7 @@ impl<'s> Lower<'s> {
                 body
             };
             let text = decode_python_literal(&body, raw, bytes)
-                .filter(|_| !template)
+                .filter(|_| !template && !broken)
                 .map(|t| self.b.text(t));
             return self.b.leaf(start, end, Kind::Str { text, name: false });
         }
@@ -1400,6 +1402,7 @@ impl<'s> Lower<'s> {
                 let body = this
                     .source
                     .get(from..to)
+                    .filter(|_| !broken)
                     .map(|b| b.replace("{{", "{").replace("}}", "}"));
                 let text = body
                     .and_then(|b| decode_python_literal(&b, raw, bytes))

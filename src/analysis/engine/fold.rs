@@ -5,7 +5,7 @@
 //! folded name is a wrongly judged one. Case changes fold only ASCII (the interpreters' Unicode
 //! case rules differ from Rust's in places); Python `bytes` are folded as the text the OS reads
 //! a path of them as (UTF-8), and where their `str()` differs (`b'...'`) the fold declines.
-//! `tests/fold_differential.rs` checks every fold against the real interpreters.
+//! `tests/fold_differential/` checks every fold against the real interpreters.
 
 use std::rc::Rc;
 

@@ -88,6 +88,9 @@ pub enum StrFn {
     NormPath,
     /// `os.path.abspath(p)`: normalized, from the working directory.
     AbsPath,
+    /// `os.path.realpath(p)`: as `AbsPath`, inside the work dir only, where no link of the
+    /// system's (`/bin` is `usr/bin`) changes the result.
+    RealPath,
     /// `pathlib.Path(a, b)`: joined as `os.path.join` does, then parsed (no `.` or empty
     /// parts, no trailing slash, `.` for nothing).
     PurePath,
@@ -139,12 +142,13 @@ pub enum StrMethod {
     BufferToString,
     /// `Path('a').joinpath('b', 'c')`.
     JoinPath,
-    /// `Path('a').absolute()`: from the working directory, `..` kept.
+    /// `Path('a').absolute()`: from the working directory, `..` kept, so `.parent` of the
+    /// result climbs out of it (`Path('a').absolute().parent.parent` is `/`).
     Absolute,
     /// `Path('a').resolve()`: from the working directory, `..` applied; inside the work dir
     /// only, where no link of the system's (`/bin` is `usr/bin`) changes the result.
     Resolve,
-    /// `Path('a/b').with_suffix('.x')`, `.with_name('x')`, `.as_posix()`: pathlib's.
+    /// `Path('a/b').as_posix()`: the path's text.
     AsPosix,
     /// `Path('~/x').expanduser()`.
     ExpandUser,
@@ -195,6 +199,9 @@ pub enum PathMethod {
     OnReceiver,
     /// An argument is, by position or keyword (`df.to_csv('out.csv')`).
     Argument(usize, &'static str),
+    /// Both are: the object is the source, the argument the target
+    /// (`Path('a').rename('b')`, `Path('a').copy('b')`).
+    ReceiverAndArgument(usize, &'static str),
 }
 
 /// The name lists each detection checks, per language: one source for each.

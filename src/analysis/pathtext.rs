@@ -51,6 +51,18 @@ pub fn python_abspath(path: &str) -> String {
     python_normpath(&python_join([WORK_DIR, path]))
 }
 
+/// `os.path.realpath`, `Path.resolve()`: the absolute path, where it stays inside the work
+/// dir; elsewhere links of the system's (`/bin` is `usr/bin`) decide, so `None`. A link the
+/// snippet makes in the work dir is judged where it is made.
+pub fn python_realpath(path: &str) -> Option<String> {
+    let path = python_abspath(path);
+    let inside = path == WORK_DIR
+        || path
+            .strip_prefix(WORK_DIR)
+            .is_some_and(|rest| rest.starts_with('/'));
+    inside.then_some(path)
+}
+
 /// The root POSIX path parsing keeps: `//` exactly, or `/` for one or three and more slashes.
 fn leading_root(path: &str) -> &'static str {
     if path.starts_with("//") && !path.starts_with("///") {

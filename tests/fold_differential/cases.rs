@@ -521,12 +521,19 @@ pub fn python_expr(rng: &mut Rng, depth: usize) -> String {
         30 => format!("Path({a}).with_suffix({b})"),
         31 => format!("Path({a}).with_name({b})"),
         32 => format!(
-            "Path({a}).{}()",
-            rng.pick(&["resolve", "absolute", "as_posix", "expanduser"])
+            "Path({a}).{}",
+            rng.pick(&[
+                "resolve()",
+                "resolve(strict=False)",
+                "absolute()",
+                "absolute().parent.parent",
+                "as_posix()",
+                "expanduser()",
+            ])
         ),
         33 => format!(
             "os.path.{}({a})",
-            rng.pick(&["normpath", "abspath", "expanduser"])
+            rng.pick(&["normpath", "abspath", "expanduser", "realpath"])
         ),
         34 => format!("os.{}({a})", rng.pick(&["fspath", "fsdecode"])),
         35 => rng

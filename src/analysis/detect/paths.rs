@@ -7,7 +7,7 @@ use crate::analysis::dialect::{PathFunction, PathMethod};
 use crate::analysis::engine::Engine;
 use crate::analysis::engine::meaning::{Meaning, Value};
 use crate::analysis::facts::FactKind;
-use crate::analysis::ir::{Kind, NodeId};
+use crate::analysis::ir::{CollectionKind, Kind, NodeId};
 use crate::analysis::text::percent_decode;
 
 pub fn report(e: &mut Engine, call: NodeId) {
@@ -43,44 +43,145 @@ pub fn report(e: &mut Engine, call: NodeId) {
     if dialect.path_method(&method).is_some() && !may_be_path_method(e, call, object, &method) {
         return;
     }
-    if matches!(dialect.path_method(&method), Some(PathMethod::Argument(..))) && e.splatted(call) {
-        report_unknown_path(e, call, format!(".{method}"));
+    let Some(kind) = dialect.path_method(&method) else {
         return;
-    }
-    match dialect.path_method(&method) {
-        Some(PathMethod::OnReceiver) => {
-            let path = e.fold(object, 0).map(|p| normalize(&p));
-            e.push(
-                call,
-                FactKind::Path {
-                    function: format!(".{method}"),
-                    path,
-                },
-            );
-        }
-        Some(PathMethod::Argument(index, keyword)) => {
-            let arg = args
+    };
+    let function = format!(".{method}");
+    let (receiver, argument) = match kind {
+        PathMethod::OnReceiver => (true, None),
+        PathMethod::Argument(index, keyword) => (false, Some((index, keyword))),
+        PathMethod::ReceiverAndArgument(index, keyword) => (true, Some((index, keyword))),
+    };
+    let mut target = None;
+    if let Some((index, keyword)) = argument {
+        if e.splatted(call) {
+            report_unknown_path(e, call, function.clone());
+        } else {
+            target = args
                 .get(index)
                 .copied()
                 .or_else(|| e.keyword_arg(call, keyword));
-            if let Some(arg) = arg {
-                if is_never_a_path(e, arg) {
-                    return; // `df.rename({"a": "b"})`, `s.replace(mapping)`
-                }
-                let path = e.fold(arg, 0).map(|p| normalize(&p));
-                if path.as_deref().is_some_and(is_url) {
-                    return;
-                }
-                e.push(
-                    call,
-                    FactKind::Path {
-                        function: format!(".{method}"),
-                        path,
-                    },
-                );
+            match target {
+                // `df.rename({"a": "b"})`, `s.replace(mapping)`
+                Some(arg) if is_never_a_path(e, arg) => return,
+                // `items.copy()`: a path's `copy` takes where to.
+                None if receiver => return,
+                _ => {}
             }
         }
-        None => {}
+    }
+    if receiver {
+        let path = e.fold(object, 0).map(|p| p.to_string());
+        let path = path.or_else(|| listed_entry(e, object));
+        push_readings(e, call, &function, path.as_deref());
+    }
+    if let Some(arg) = target {
+        let path = e.fold(arg, 0).map(|p| p.to_string());
+        let path = path.or_else(|| listed_entry(e, arg));
+        push_readings(e, call, &function, path.as_deref());
+    }
+}
+
+/// The name of an entry of a directory listing, in a path: one or more components below the
+/// directory listed, none of them `.` or `..` (listings give neither).
+const LISTED_ENTRY: &str = "<entry>";
+
+/// A name bound only by loops over listings of one directory the analyzer can fold
+/// (`for name in os.listdir(d)`, `for p in Path(d).glob('*.csv')`, `for (const f of
+/// fs.readdirSync(d))`), used as it is: an entry below `d`, whatever its name. Anything done
+/// to the name first (a replacement, a slice) makes it unknown: only the name itself is one.
+fn listed_entry(e: &mut Engine, value: NodeId) -> Option<String> {
+    let Kind::Name(sym) = e.ir.kind(e.ir.unparen(value)) else {
+        return None;
+    };
+    let mut listed: Option<String> = None;
+    let only_listings = e.every_bind(sym, value, |e, bind| {
+        let iter =
+            e.ir.parent(bind)
+                .and_then(|parent| match e.ir.kind(parent) {
+                    Kind::For {
+                        target,
+                        iter,
+                        keys: false,
+                        ..
+                    }
+                    | Kind::CompFor { target, iter }
+                        if target == bind =>
+                    {
+                        Some(iter)
+                    }
+                    _ => None,
+                });
+        match iter.and_then(|iter| listed_directory(e, iter)) {
+            Some(dir) if listed.as_ref().is_none_or(|d| *d == dir) => {
+                listed = Some(dir);
+                true
+            }
+            _ => false,
+        }
+    });
+    let dir = listed.filter(|_| only_listings)?;
+    Some(format!("{dir}/{LISTED_ENTRY}"))
+}
+
+/// The directory a listing call lists, when it folds and the listing cannot reach above it.
+fn listed_directory(e: &mut Engine, call: NodeId) -> Option<String> {
+    let call = e.ir.unparen(call);
+    let Kind::Call { callee, .. } = e.ir.kind(call) else {
+        return None;
+    };
+    if e.splatted(call) {
+        return None;
+    }
+    let args = e.positional_args(call);
+    let names = e.names_of(callee);
+    if !names.is_empty() {
+        let [name] = &names[..] else {
+            return None;
+        };
+        return match name.as_str() {
+            "os.listdir" | "os.scandir" | "fs.readdirSync" if args.len() <= 2 => {
+                match args.first() {
+                    Some(&dir) => e.fold(dir, 0).map(|d| d.to_string()),
+                    None => Some(".".to_owned()),
+                }
+            }
+            "glob.glob" | "glob.iglob" if args.len() == 1 => {
+                let pattern = e.fold(args[0], 0)?;
+                glob_base(&pattern)
+            }
+            _ => None,
+        };
+    }
+    // `Path(d).iterdir()`, `Path(d).glob(pattern)` on a path the analyzer folds.
+    let Kind::Attr { object, name } = e.ir.kind(callee) else {
+        return None;
+    };
+    let dir = e.fold(object, 0)?.to_string();
+    match (e.name(name), &args[..]) {
+        ("iterdir", []) => Some(dir),
+        ("glob" | "rglob", [pattern]) => {
+            let pattern = e.fold(*pattern, 0)?;
+            glob_base(&pattern).map(|base| format!("{dir}/{base}"))
+        }
+        _ => None,
+    }
+}
+
+/// The fixed directory a glob pattern lists below: its components before the first with a
+/// wildcard. A pattern with a `..` component may climb, so it has none.
+fn glob_base(pattern: &str) -> Option<String> {
+    if pattern.split('/').any(|part| part == "..") {
+        return None;
+    }
+    let parts: Vec<&str> = pattern
+        .split('/')
+        .take_while(|part| !part.contains(['*', '?', '[']))
+        .collect();
+    match parts.join("/") {
+        base if base.is_empty() && pattern.starts_with('/') => Some("/".to_owned()),
+        base if base.is_empty() => Some(".".to_owned()),
+        base => Some(base),
     }
 }
 
@@ -176,10 +277,24 @@ fn finds_matches(e: &mut Engine, iter: NodeId) -> bool {
 /// mapping, or a function. A path function given one would refuse it. (A number is a file
 /// descriptor to `open` and `fs.readFileSync`.)
 fn is_never_a_path(e: &mut Engine, id: NodeId) -> bool {
-    matches!(
-        e.ir.kind(e.ir.unparen(id)),
-        Kind::Collection { .. } | Kind::Function { .. }
-    )
+    match e.ir.kind(e.ir.unparen(id)) {
+        // Node's `fs` takes an object with `href` and `protocol` as a `file:` URL, so only an
+        // object literal whose keys are all known, none of them `href`, is an options object.
+        Kind::Collection {
+            kind: CollectionKind::Map,
+            items,
+        } => {
+            e.ir.list(items)
+                .to_vec()
+                .into_iter()
+                .all(|item| match e.ir.kind(item) {
+                    Kind::Pair { key, .. } => e.fold(key, 0).is_some_and(|k| &*k != "href"),
+                    _ => false,
+                })
+        }
+        Kind::Collection { .. } | Kind::Function { .. } => true,
+        _ => false,
+    }
 }
 
 /// The functions a call reaches, each with the arguments it gets there. Binding arguments
@@ -260,31 +375,65 @@ fn report_arguments(
             continue;
         }
         for path in folded_paths(e, value) {
-            if path.as_deref().is_some_and(is_url) {
-                continue; // the network, which rules on network access judge
-            }
+            push_readings(e, call, name, path.as_deref());
+        }
+    }
+}
+
+/// Every text a path argument may be: its constant, or each of the few texts it may
+/// evaluate to (a parameter given constants by every call of its function:
+/// `const load = (name) => fs.readFileSync(name); load('a.txt')`); one unknown path when
+/// neither is known.
+fn folded_paths(e: &mut Engine, value: NodeId) -> Vec<Option<String>> {
+    if let Some(path) = e.fold(value, 0) {
+        return vec![Some(path.to_string())];
+    }
+    if let Some(entry) = listed_entry(e, value) {
+        return vec![Some(entry)];
+    }
+    match e.fold_candidates(value) {
+        Some(texts) if !texts.is_empty() => texts.iter().map(|t| Some(t.to_string())).collect(),
+        _ => vec![None],
+    }
+}
+
+/// The path facts of one path argument, one for each way it may be read (see [`readings`]);
+/// a reading that is a URL is the network's, which the rules on network access judge.
+fn push_readings(e: &mut Engine, call: NodeId, function: &str, path: Option<&str>) {
+    let Some(path) = path else {
+        e.push(
+            call,
+            FactKind::Path {
+                function: function.to_owned(),
+                path: None,
+            },
+        );
+        return;
+    };
+    for reading in readings(path) {
+        if !is_url(&reading) {
             e.push(
                 call,
                 FactKind::Path {
-                    function: name.to_owned(),
-                    path,
+                    function: function.to_owned(),
+                    path: Some(reading),
                 },
             );
         }
     }
 }
 
-/// Every path an argument may be, normalized: its constant, or each of the few texts it
-/// may evaluate to (a parameter given constants by every call of its function:
-/// `const load = (name) => fs.readFileSync(name); load('a.txt')`); one unknown path when
-/// neither is known.
-fn folded_paths(e: &mut Engine, value: NodeId) -> Vec<Option<String>> {
-    if let Some(path) = e.fold(value, 0) {
-        return vec![Some(normalize(&path))];
-    }
-    match e.fold_candidates(value) {
-        Some(texts) if !texts.is_empty() => texts.iter().map(|t| Some(normalize(t))).collect(),
-        _ => vec![None],
+/// The paths a text may name, normalized: as a URL reader takes it ([`normalize`]), and, when
+/// that differs, as the kernel takes the same string. Which one a function uses is not
+/// modelled: Node's `fs` and Python's `open` take `a://b/../../etc/passwd` or `file:/x` as a
+/// plain relative path, pandas and urllib as a URL; each reading must be allowed.
+fn readings(path: &str) -> Vec<String> {
+    let as_url = normalize(path);
+    let as_given = lexical(path);
+    if as_given == as_url {
+        vec![as_url]
+    } else {
+        vec![as_url, as_given]
     }
 }
 
@@ -341,6 +490,13 @@ pub fn normalize(path: &str) -> String {
     if path.contains("://") {
         return path.to_owned(); // a URL: not a file here
     }
+    lexical(path)
+}
+
+/// A path with `.` and `..` resolved and repeated slashes folded, as the kernel resolves it
+/// lexically. A relative path stays relative (and may start with `..`); an absolute one stays
+/// absolute.
+fn lexical(path: &str) -> String {
     let absolute = path.starts_with('/');
     let mut parts: Vec<&str> = Vec::new();
     for part in path.split('/') {
@@ -368,7 +524,7 @@ pub fn normalize(path: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::normalize;
+    use super::{normalize, readings};
 
     #[test]
     fn paths_normalize_as_the_kernel_resolves_them() {
@@ -391,5 +547,16 @@ mod tests {
         );
         assert_eq!(normalize(" file:///etc/passwd"), "/etc/passwd");
         assert_eq!(normalize(" http://host/x"), "http://host/x");
+    }
+
+    #[test]
+    fn a_url_looking_path_is_also_read_as_the_kernel_reads_it() {
+        assert_eq!(
+            readings("a://b/../../../etc/passwd"),
+            ["a://b/../../../etc/passwd", "../etc/passwd"]
+        );
+        assert_eq!(readings("file:/etc/x"), ["/etc/x", "file:/etc/x"]);
+        assert_eq!(readings("/tmp/./x"), ["/tmp/x"]);
+        assert_eq!(readings(" file:/etc/x"), ["/etc/x", " file:/etc/x"]);
     }
 }

@@ -15,7 +15,7 @@ use crate::analysis::dialect::{StrFn, StrMethod};
 use crate::analysis::ir::{BinOp, CollectionKind, Kind, NodeId, Splat, UnOp};
 use crate::analysis::pathtext::{
     self, PurePath, node_join, node_normalize, node_resolve, python_abspath, python_join,
-    python_normpath,
+    python_normpath, python_realpath,
 };
 use crate::analysis::text::{
     base64_bytes, hex_text, latin1_text, node_hex_text, node_url_path, python_repr, rot13,
@@ -782,6 +782,7 @@ impl<'a> Engine<'a> {
             }
             StrFn::NormPath => Some(python_normpath(&self.fold(first, depth)?)),
             StrFn::AbsPath => Some(python_abspath(&self.fold(first, depth)?)),
+            StrFn::RealPath => python_realpath(&self.fold(first, depth)?),
             StrFn::NodeNormalize => Some(node_normalize(&self.fold(first, depth)?)),
             StrFn::PurePath | StrFn::NodeJoin | StrFn::PathResolve => None,
             StrFn::ExpandUser => expand_user(&self.fold(first, depth)?),
@@ -900,12 +901,8 @@ impl<'a> Engine<'a> {
                     .text(),
             ),
             StrMethod::Resolve => {
-                let path = python_abspath(&self.fold(object, depth)?);
-                let inside = path == pathtext::WORK_DIR
-                    || path
-                        .strip_prefix(pathtext::WORK_DIR)
-                        .is_some_and(|rest| rest.starts_with('/'));
-                inside.then(|| PurePath::new([path.as_str()]).text())
+                let path = python_realpath(&self.fold(object, depth)?)?;
+                Some(PurePath::new([path.as_str()]).text())
             }
         }
     }
@@ -1146,6 +1143,7 @@ fn function_arguments(function: StrFn) -> (Option<usize>, &'static [&'static str
         | StrFn::Base64 { .. }
         | StrFn::NormPath
         | StrFn::AbsPath
+        | StrFn::RealPath
         | StrFn::NodeNormalize
         | StrFn::Hex
         | StrFn::ExpandUser
@@ -1171,8 +1169,8 @@ fn method_arguments(method: StrMethod) -> (Option<usize>, &'static [&'static str
         | StrMethod::Same
         | StrMethod::ExpandUser
         | StrMethod::Absolute
-        | StrMethod::Resolve
         | StrMethod::AsPosix => (Some(0), &[]),
+        StrMethod::Resolve => (Some(1), &["strict"]),
     }
 }
 
@@ -1231,7 +1229,9 @@ pub fn combine_ints(op: BinOp, l: i128, r: i128) -> Option<i128> {
 /// (`~sys` is `/dev`): not foldable.
 fn expand_user(path: &str) -> Option<String> {
     match path.strip_prefix('~') {
-        Some(rest) if rest.is_empty() || rest.starts_with('/') => Some(format!("/work{rest}")),
+        Some(rest) if rest.is_empty() || rest.starts_with('/') => {
+            Some(format!("{}{rest}", pathtext::WORK_DIR))
+        }
         Some(_) => None,
         None => Some(path.to_owned()),
     }

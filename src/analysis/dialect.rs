@@ -73,16 +73,32 @@ pub enum StrFn {
     Chr {
         all: bool,
     },
-    Base64,
+    /// `b64decode(s)`, `atob(s)`; `url_safe`: the `-_` alphabet (`urlsafe_b64decode`).
+    Base64 {
+        url_safe: bool,
+    },
     Hex,
     /// `codecs.decode(s, codec)`: rot13, hex or base64 by the second argument.
     Codec {
         decode: bool,
     },
-    /// `os.path.join(a, b)`, `pathlib.Path(a, b)`, `path.join(a, b)`: an absolute part
-    /// starts over.
+    /// `os.path.join(a, b)`: an absolute part starts over.
     PathJoin,
-    /// `path.resolve(a, b)`: the join, from the working directory.
+    /// `os.path.normpath(p)`.
+    NormPath,
+    /// `os.path.abspath(p)`: normalized, from the working directory.
+    AbsPath,
+    /// `os.path.realpath(p)`: as `AbsPath`, inside the work dir only, where no link of the
+    /// system's (`/bin` is `usr/bin`) changes the result.
+    RealPath,
+    /// `pathlib.Path(a, b)`: joined as `os.path.join` does, then parsed (no `.` or empty
+    /// parts, no trailing slash, `.` for nothing).
+    PurePath,
+    /// Node's `path.join(a, b)`: joined (an absolute part does not start over), normalized.
+    NodeJoin,
+    /// Node's `path.normalize(p)`.
+    NodeNormalize,
+    /// Node's `path.resolve(a, b)`: the join, from the working directory.
     PathResolve,
     /// `os.path.expanduser(p)`: a leading `~` is the home directory (the work dir).
     ExpandUser,
@@ -126,11 +142,16 @@ pub enum StrMethod {
     BufferToString,
     /// `Path('a').joinpath('b', 'c')`.
     JoinPath,
+    /// `Path('a').absolute()`: from the working directory, `..` kept, so `.parent` of the
+    /// result climbs out of it (`Path('a').absolute().parent.parent` is `/`).
+    Absolute,
+    /// `Path('a').resolve()`: from the working directory, `..` applied; inside the work dir
+    /// only, where no link of the system's (`/bin` is `usr/bin`) changes the result.
+    Resolve,
+    /// `Path('a/b').as_posix()`: the path's text.
+    AsPosix,
     /// `Path('~/x').expanduser()`.
     ExpandUser,
-    /// `Path('a').resolve()`, `.absolute()`: joined to the working directory, so `.parent`
-    /// of the result climbs out of it (`Path('a').resolve().parent.parent` is `/`).
-    Absolute,
     /// `Path('a/b').with_suffix('.txt')`: the last part's extension replaced (or added).
     WithSuffix,
     /// `Path('a/b').with_name('c')`: the last part replaced.

@@ -165,10 +165,12 @@ pub enum Kind {
     Template {
         parts: List,
     },
-    /// One `{...}` of a template. `spec` is true when it has a format specifier.
+    /// One `{...}` of a template. `spec` is true when it has a format specifier (or
+    /// Python's `{x=}`); `repr` when it writes the value's `repr()` (`{x!r}`, `{x!a}`).
     Interp {
         value: NodeId,
         spec: bool,
+        repr: bool,
     },
     /// An integer literal (saturated), or an integral float literal.
     Int(i128),

@@ -14,6 +14,7 @@ mod engine;
 pub mod facts;
 mod ir;
 mod javascript;
+mod pathtext;
 mod python;
 mod query;
 mod syntax;

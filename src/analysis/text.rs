@@ -5,12 +5,34 @@ use base64::Engine;
 
 /// Decodes a Python string or bytes literal's body as the interpreter does, or `None` where the
 /// analyzer cannot be sure what it would read (`\N{...}` names, surrogates, malformed escapes):
-/// a name the analyzer decoded wrongly would be a name it judged wrongly. Byte values above
-/// 0x7f are kept as the characters U+0080..U+00FF.
+/// a name the analyzer decoded wrongly would be a name it judged wrongly. Line ends read as
+/// `\n` (Python reads source with universal newlines). Bytes are read as the operating system
+/// reads a path of them, as UTF-8; bytes that are not UTF-8 are `None`.
 pub fn decode_python_literal(body: &str, raw: bool, bytes: bool) -> Option<String> {
     if bytes && !body.is_ascii() {
         return None; // a SyntaxError in Python
     }
+    let body = &universal_newlines(body);
+    let text = decode_python_escapes(body, raw, bytes)?;
+    if bytes && !text.is_ascii() {
+        let raw_bytes: Vec<u8> = text.chars().map(|c| c as u8).collect();
+        return String::from_utf8(raw_bytes).ok();
+    }
+    Some(text)
+}
+
+/// `\r\n` and `\r` as `\n`, as Python reads source and JavaScript reads template text.
+pub fn universal_newlines(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.contains('\r') {
+        text.replace("\r\n", "\n").replace('\r', "\n").into()
+    } else {
+        text.into()
+    }
+}
+
+/// The escapes of a Python literal's body decoded; byte values of a bytes literal as the
+/// characters U+0000..U+00FF.
+fn decode_python_escapes(body: &str, raw: bool, bytes: bool) -> Option<String> {
     if raw || !body.contains('\\') {
         return Some(body.to_owned());
     }
@@ -166,19 +188,45 @@ pub fn decode_js_identifier(text: &str) -> String {
     decode_js_string(text).unwrap_or_else(|| text.to_owned())
 }
 
-/// Decodes standard or URL-safe base64 into UTF-8 text, if it is both.
-pub fn base64_text(encoded: &str) -> Option<String> {
+/// Decodes base64 of one alphabet (`+/`, or `-_` when `url_safe`), padded or not, with
+/// whitespace between the characters. Anything else is `None`: the decoders differ in what
+/// else they skip (Python drops any character outside the alphabet, Node's `Buffer` reads
+/// both alphabets, `atob` refuses both), so only input all of them read alike is decoded.
+pub fn base64_bytes(encoded: &str, url_safe: bool) -> Option<Vec<u8>> {
     let trimmed: String = encoded.chars().filter(|c| !c.is_whitespace()).collect();
-    let engines = [
-        &base64::engine::general_purpose::STANDARD,
-        &base64::engine::general_purpose::URL_SAFE,
-        &base64::engine::general_purpose::STANDARD_NO_PAD,
-        &base64::engine::general_purpose::URL_SAFE_NO_PAD,
-    ];
+    let engines = if url_safe {
+        [
+            &base64::engine::general_purpose::URL_SAFE,
+            &base64::engine::general_purpose::URL_SAFE_NO_PAD,
+        ]
+    } else {
+        [
+            &base64::engine::general_purpose::STANDARD,
+            &base64::engine::general_purpose::STANDARD_NO_PAD,
+        ]
+    };
     engines
         .iter()
         .find_map(|e| e.decode(trimmed.as_bytes()).ok())
-        .and_then(|bytes| String::from_utf8(bytes).ok())
+}
+
+/// Bytes as a string of one character per byte (`atob`'s result, Latin-1).
+pub fn latin1_text(bytes: &[u8]) -> String {
+    bytes.iter().map(|&b| char::from(b)).collect()
+}
+
+/// `Buffer.from(s, 'hex').toString()`: Node reads pairs of hex digits up to the first pair
+/// that is not one (`'6f 73'` is `o`), then decodes UTF-8.
+pub fn node_hex_text(encoded: &str) -> Option<String> {
+    let bytes: Vec<u8> = encoded
+        .as_bytes()
+        .chunks_exact(2)
+        .map_while(|pair| {
+            let digit = |b: u8| char::from(b).to_digit(16);
+            Some((digit(pair[0])? * 16 + digit(pair[1])?) as u8)
+        })
+        .collect();
+    String::from_utf8(bytes).ok()
 }
 
 /// Decodes a hex string (`bytes.fromhex('6f73')`, spaces allowed) into UTF-8 text.
@@ -198,8 +246,8 @@ pub fn hex_text(encoded: &str) -> Option<String> {
 }
 
 /// A URL as Node's file functions take it (`fs.readFileSync(new URL(u))`): a `file:` URL
-/// becomes the path WHATWG parsing and `url.fileURLToPath` make of it, so `%2e%2e` is `..`
-/// and `%73elf` is `self` as they are to the kernel. Tabs and newlines are dropped anywhere
+/// becomes the path WHATWG parsing and `url.fileURLToPath` make of it: `.` and `..` segments
+/// applied (`%2e%2e` is `..` too) and `%73elf` decoded to `self`. Tabs and newlines are dropped anywhere
 /// and spaces and control characters at either end; the query and fragment are cut off;
 /// the host must be empty or `localhost`; percent escapes are decoded. `None` where Node
 /// would refuse the URL (another host, an encoded `/`, bytes that are not UTF-8). A URL of
@@ -214,7 +262,15 @@ pub fn node_url_path(url: &str) -> Option<String> {
         return Some(cleaned);
     };
     if !cleaned[..scheme_end].eq_ignore_ascii_case("file") {
-        return Some(cleaned);
+        // Another scheme's URL reads as its `href`, which percent-encodes and normalizes:
+        // only a URL already in that form is known.
+        let plain = cleaned[..scheme_end]
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"+-.".contains(&b))
+            && cleaned[scheme_end + 1..]
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=:@".contains(&b));
+        return plain.then_some(cleaned);
     }
     // A special URL reads `\` as `/`.
     let rest = cleaned[scheme_end + 1..].replace('\\', "/");
@@ -233,13 +289,33 @@ pub fn node_url_path(url: &str) -> Option<String> {
     if path.to_ascii_lowercase().contains("%2f") {
         return None;
     }
-    let bytes = percent_decode(path);
-    let path = String::from_utf8(bytes).ok()?;
-    Some(if path.starts_with('/') {
-        path
-    } else {
-        format!("/{path}")
-    })
+    let path = url_dot_segments(path);
+    let bytes = percent_decode(&path);
+    String::from_utf8(bytes).ok()
+}
+
+/// A URL path with its `.` and `..` segments applied as URL parsing applies them (`%2e` is a
+/// dot there too; never above the root; a last `.` or `..` leaves a trailing slash).
+fn url_dot_segments(path: &str) -> String {
+    let path = path.strip_prefix('/').unwrap_or(path);
+    let segments: Vec<&str> = path.split('/').collect();
+    let mut kept: Vec<&str> = Vec::new();
+    for (i, segment) in segments.iter().enumerate() {
+        let last = i + 1 == segments.len();
+        let lower = segment.to_ascii_lowercase().replace("%2e", ".");
+        match lower.as_str() {
+            ".." => {
+                kept.pop();
+                if last {
+                    kept.push("");
+                }
+            }
+            "." if last => kept.push(""),
+            "." => {}
+            _ => kept.push(segment),
+        }
+    }
+    format!("/{}", kept.join("/"))
 }
 
 /// `%XX` escapes decoded to their bytes, as URL parsers decode a path; a `%` not followed by
@@ -301,6 +377,36 @@ fn is_one_js_string_literal(text: &str) -> bool {
         }
     }
     false
+}
+
+/// Python's `repr()` of an ASCII string (`{x!r}`, `{x!a}`); `None` for other text, whose
+/// escaping depends on Unicode's printable classes.
+pub fn python_repr(text: &str) -> Option<String> {
+    if !text.is_ascii() {
+        return None;
+    }
+    let quote = if text.contains('\'') && !text.contains('"') {
+        '"'
+    } else {
+        '\''
+    };
+    let mut out = String::from(quote);
+    for c in text.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\t' => out.push_str("\\t"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            _ if c == quote => {
+                out.push('\\');
+                out.push(c);
+            }
+            _ if c < ' ' || c == '\x7f' => out.push_str(&format!("\\x{:02x}", c as u32)),
+            _ => out.push(c),
+        }
+    }
+    out.push(quote);
+    Some(out)
 }
 
 /// ROT13, as `codecs.decode(s, 'rot13')` applies it.
@@ -371,11 +477,11 @@ mod tests {
         let path = |u| node_url_path(u);
         assert_eq!(
             path("file:///tmp/%2e%2e/etc/passwd").as_deref(),
-            Some("/tmp/../etc/passwd")
+            Some("/etc/passwd")
         );
         assert_eq!(
             path("file:///tmp/%2E./proc/%73elf/environ").as_deref(),
-            Some("/tmp/../proc/self/environ")
+            Some("/proc/self/environ")
         );
         assert_eq!(
             path("FILE://localhost/etc/hosts").as_deref(),
@@ -383,7 +489,7 @@ mod tests {
         );
         assert_eq!(
             path(" file:/tmp/.\n./etc\\x?q#f").as_deref(),
-            Some("/tmp/../etc/x")
+            Some("/etc/x")
         );
         assert_eq!(path("file:etc/passwd").as_deref(), Some("/etc/passwd"));
         assert_eq!(path("file://evil/etc/passwd"), None);
@@ -391,15 +497,15 @@ mod tests {
         assert_eq!(path("file:///tmp/%ff"), None);
         assert_eq!(path("file:///tmp/100%"), Some("/tmp/100%".to_owned()));
         assert_eq!(path("file:///tmp/%+f"), Some("/tmp/%+f".to_owned()));
-        assert_eq!(
-            path("https://example.com/%2e%2e").as_deref(),
-            Some("https://example.com/%2e%2e")
-        );
+        assert_eq!(path("https://example.com/%2e%2e"), None);
+        assert_eq!(path("node:fs").as_deref(), Some("node:fs"));
     }
 
     #[test]
     fn encodings() {
-        assert_eq!(base64_text("b3M=").as_deref(), Some("os"));
+        assert_eq!(base64_bytes("b3M=", false).as_deref(), Some(&b"os"[..]));
+        assert_eq!(base64_bytes("_-8", false), None);
+        assert_eq!(node_hex_text("6f 73").as_deref(), Some("o"));
         assert_eq!(hex_text("6f 73").as_deref(), Some("os"));
         assert_eq!(rot13("flfgrz"), "system");
         assert_eq!(hex_text("6"), None);

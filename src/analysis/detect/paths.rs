@@ -343,7 +343,11 @@ fn report_arguments(
     function: &PathFunction,
     args: &[NodeId],
 ) {
-    if e.dialect.string_function(name) == Some(crate::analysis::dialect::StrFn::PathJoin) {
+    use crate::analysis::dialect::StrFn;
+    if matches!(
+        e.dialect.string_function(name),
+        Some(StrFn::PathJoin | StrFn::PurePath | StrFn::NodeJoin)
+    ) {
         // `pathlib.Path(a, b)`: the joined path, not each part.
         let path = e.fold(call, 0).map(|p| normalize(&p));
         e.push(

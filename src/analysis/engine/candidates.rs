@@ -28,14 +28,23 @@ impl<'a> Engine<'a> {
         let ir = self.ir;
         match ir.kind(id) {
             Kind::Paren(inner) => self.candidates_at(inner, depth + 1),
-            Kind::Interp { value, spec } => {
+            Kind::Interp { value, spec, repr } => {
                 if self.is_numeric(value) {
                     return Some(vec!["0".to_owned()]);
                 }
-                if spec {
+                // `f"{b'x'}"` and `f"{t'x'}"` write the object's repr, not its text.
+                let literal = matches!(ir.kind(value), Kind::Str { .. } | Kind::Template { .. });
+                if spec || literal && !self.known_text(value, 0) {
                     return None;
                 }
-                self.candidates_at(value, depth + 1)
+                let texts = self.candidates_at(value, depth + 1)?;
+                if repr {
+                    return texts
+                        .iter()
+                        .map(|t| crate::analysis::text::python_repr(t))
+                        .collect();
+                }
+                Some(texts)
             }
             Kind::Template { parts } => {
                 let mut texts = vec![String::new()];

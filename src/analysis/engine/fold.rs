@@ -1,8 +1,11 @@
 //! Constant folding: the string or integer an expression evaluates to, when it is built only
 //! from literals, names bound to one constant, and the usual hiding transforms
-//! (concatenation, formatting, join, reversal, `chr`, strip, case, base64/hex/rot13).
-//! Case changes fold only ASCII: the interpreters' Unicode case rules differ from Rust's in
-//! places, and a wrongly folded name is a wrongly judged one.
+//! (concatenation, formatting, join, reversal, `chr`, strip, case, base64/hex/rot13, paths).
+//! Each fold computes exactly what the interpreter computes, or declines (`None`): a wrongly
+//! folded name is a wrongly judged one. Case changes fold only ASCII (the interpreters' Unicode
+//! case rules differ from Rust's in places); Python `bytes` are folded as the text the OS reads
+//! a path of them as (UTF-8), and where their `str()` differs (`b'...'`) the fold declines.
+//! `tests/fold_differential/` checks every fold against the real interpreters.
 
 use std::rc::Rc;
 
@@ -10,7 +13,18 @@ use super::meaning::Value;
 use super::{Engine, MAX_EXPR_DEPTH, MAX_FOLDED_LEN, Memo};
 use crate::analysis::dialect::{StrFn, StrMethod};
 use crate::analysis::ir::{BinOp, CollectionKind, Kind, NodeId, Splat, UnOp};
-use crate::analysis::text::{base64_text, hex_text, node_url_path, rot13};
+use crate::analysis::pathtext::{
+    self, PurePath, node_join, node_normalize, node_resolve, python_abspath, python_join,
+    python_normpath, python_realpath,
+};
+use crate::analysis::text::{
+    base64_bytes, hex_text, latin1_text, node_hex_text, node_url_path, python_repr, rot13,
+};
+
+/// The largest integer JavaScript's doubles hold exactly: beyond it `+` and `**` round.
+const JS_EXACT_INT: i128 = 1 << 53;
+/// Integers the folder computes exactly in Python (`i128` arithmetic saturates beyond).
+const PYTHON_EXACT_INT: i128 = 1 << 120;
 
 impl<'a> Engine<'a> {
     /// The constant string an expression evaluates to.
@@ -40,6 +54,7 @@ impl<'a> Engine<'a> {
         let ir = self.ir;
         match ir.kind(id) {
             Kind::Str { .. } => ir.str_value(id).map(str::to_owned),
+            Kind::Template { .. } if self.python_string_prefix(id).contains('t') => None,
             Kind::Template { parts } => {
                 let mut out = String::new();
                 for &part in ir.list(parts) {
@@ -55,9 +70,16 @@ impl<'a> Engine<'a> {
                 left,
                 right,
             } => {
-                let l = self.fold_piece(left, depth)?;
-                let r = self.fold_piece(right, depth)?;
-                Some(l + &r)
+                // Two numbers add up; a string and a number (JavaScript) concatenate.
+                let l = self.fold(left, depth);
+                let r = self.fold(right, depth);
+                let numbers = self.dialect.index_reads_member();
+                match (l, r) {
+                    (Some(l), Some(r)) => Some(format!("{l}{r}")),
+                    (Some(l), None) if numbers => Some(format!("{l}{}", self.number_text(right)?)),
+                    (None, Some(r)) if numbers => Some(format!("{}{r}", self.number_text(left)?)),
+                    _ => None,
+                }
             }
             Kind::Binary {
                 op: BinOp::Div,
@@ -67,16 +89,20 @@ impl<'a> Engine<'a> {
                 // `Path('data') / 'x.csv'`
                 let l = self.fold(left, depth)?;
                 let r = self.fold(right, depth)?;
-                Some(join_paths([&*l, &*r]))
+                Some(PurePath::new([&*l, &*r]).text())
             }
             Kind::Binary {
                 op: BinOp::Mod,
                 left,
                 right,
-            } => {
+            } if self.dialect.divides_paths() => {
+                // `"%s" % "x"`: Python's; a `bytes` argument formats as `b'...'`.
+                if !self.known_text(left, 0) || !self.known_text(right, 0) {
+                    return None;
+                }
                 let format = self.fold(left, depth)?;
                 let arg = self.fold(right, depth)?;
-                (format.matches("%s").count() == 1 && !format.contains("%%"))
+                (format.matches('%').count() == 1 && format.contains("%s"))
                     .then(|| format.replacen("%s", &arg, 1))
             }
             Kind::Paren(inner) => self.fold(inner, depth).map(|s| s.to_string()),
@@ -85,11 +111,7 @@ impl<'a> Engine<'a> {
                 // `Path('data/x.csv').parent`
                 if self.name(name) == "parent" && self.dialect.divides_paths() {
                     let path = self.fold(object, depth)?;
-                    return Some(match path.trim_end_matches('/').rsplit_once('/') {
-                        Some(("", _)) => "/".to_owned(),
-                        Some((dir, _)) => dir.to_owned(),
-                        None => ".".to_owned(),
-                    });
+                    return Some(PurePath::new([&*path]).parent().text());
                 }
                 self.constant_of_path(id, depth)
             }
@@ -100,9 +122,14 @@ impl<'a> Engine<'a> {
                     stop: None,
                     step: Some(step),
                 } = ir.kind(key)
-                    && self.int_value(step, false) == Some(-1)
+                    && self.exact_int(step, 0) == Some(-1)
                 {
-                    return self.fold(object, depth).map(|s| s.chars().rev().collect());
+                    // Reversed bytes are not the reversed text of their UTF-8.
+                    let text = self.known_text(object, 0);
+                    return self
+                        .fold(object, depth)
+                        .filter(|s| text || s.is_ascii())
+                        .map(|s| s.chars().rev().collect());
                 }
                 None
             }
@@ -116,19 +143,190 @@ impl<'a> Engine<'a> {
     fn fold_piece(&mut self, id: NodeId, depth: usize) -> Option<String> {
         let ir = self.ir;
         let id = match ir.kind(id) {
-            Kind::Interp { value, spec: false } => value,
+            Kind::Interp {
+                value,
+                spec: false,
+                repr: true,
+            } => {
+                let text = self.text_value(value, 0, false);
+                return python_repr(&self.fold(value, depth).filter(|_| text)?);
+            }
+            Kind::Interp {
+                value, spec: false, ..
+            } => value,
             Kind::Interp { spec: true, .. } => return None,
-            _ => id,
+            _ => return self.fold(id, depth).map(|s| s.to_string()),
         };
-        if let Some(s) = self.fold(id, depth) {
+        // `f"{x}"` formats a `bytes` value as `b'...'`.
+        if self.known_text(id, 0)
+            && let Some(s) = self.fold(id, depth)
+        {
             return Some(s.to_string());
         }
-        let concatenates_numbers = self.dialect.index_reads_member()
-            || matches!(ir.kind(ir.parent(id)?), Kind::Interp { .. });
-        if concatenates_numbers {
-            return self.int_value(id, false).map(|n| n.to_string());
+        self.number_text(id)
+    }
+
+    /// The prefix of a Python string literal (`rb`, `f`), lowercased; empty for others.
+    fn python_string_prefix(&self, id: NodeId) -> String {
+        if !self.dialect.divides_paths() {
+            return String::new();
         }
-        None
+        let (start, _) = self.ir.span(id);
+        self.source
+            .get(start..)
+            .unwrap_or_default()
+            .chars()
+            .take_while(char::is_ascii_alphabetic)
+            .map(|c| c.to_ascii_lowercase())
+            .collect()
+    }
+
+    /// An integer as `+` and templates write it, when the folder knows it exactly: in
+    /// JavaScript one a double holds exactly, in Python one written as an integer literal
+    /// (`1.0` reads as an integer elsewhere, but formats as `1.0`).
+    fn number_text(&mut self, id: NodeId) -> Option<String> {
+        self.exact_int(id, 0).map(|n| n.to_string())
+    }
+
+    /// An integer constant computed as the interpreter computes it, or `None`: JavaScript's
+    /// numbers are doubles (exact up to 2^53, `<<` on 32 bits), Python's integers unbounded
+    /// (exact here up to [`PYTHON_EXACT_INT`]); a float literal is no integer in Python.
+    pub fn exact_int(&mut self, id: NodeId, depth: usize) -> Option<i128> {
+        if depth > 16 {
+            return None;
+        }
+        let js = self.dialect.index_reads_member();
+        let bound = if js { JS_EXACT_INT } else { PYTHON_EXACT_INT };
+        let ir = self.ir;
+        let value = match ir.kind(id) {
+            Kind::Int(n) => {
+                let (start, end) = ir.span(id);
+                let literal = self.source.get(start..end)?.to_ascii_lowercase();
+                let float = !literal.starts_with("0x") && literal.contains(['.', 'e', 'j']);
+                if !js && float {
+                    return None;
+                }
+                n
+            }
+            Kind::Paren(inner) => self.exact_int(inner, depth + 1)?,
+            Kind::Unary { op: UnOp::Neg, arg } => -self.exact_int(arg, depth + 1)?,
+            Kind::Unary { op: UnOp::Pos, arg } => self.exact_int(arg, depth + 1)?,
+            Kind::Binary { op, left, right } => {
+                let l = self.exact_int(left, depth + 1)?;
+                let r = self.exact_int(right, depth + 1)?;
+                match op {
+                    BinOp::Add => l.checked_add(r)?,
+                    BinOp::Sub => l.checked_sub(r)?,
+                    BinOp::Mul => l.checked_mul(r)?,
+                    BinOp::Pow => l.checked_pow(u32::try_from(r).ok()?)?,
+                    // ToInt32 of both sides, the count taken modulo 32.
+                    BinOp::Shl if js => {
+                        let shifted = (l.rem_euclid(1 << 32) as u32 as i32)
+                            .wrapping_shl(r.rem_euclid(32) as u32);
+                        i128::from(shifted)
+                    }
+                    BinOp::Shl => l.checked_mul(1i128.checked_shl(u32::try_from(r).ok()?)?)?,
+                    _ => return None,
+                }
+            }
+            Kind::Name(_) => {
+                let source = self.sole_value(id)?;
+                let value = self.exact_int(source, depth + 1)?;
+                (self.int_value(id, false) == Some(value)).then_some(value)?
+            }
+            _ => return None,
+        };
+        (value.abs() <= bound).then_some(value)
+    }
+
+    /// The one value a name is ever bound to (`x = v`, `const x = v`), in its scope.
+    fn sole_value(&mut self, name: NodeId) -> Option<NodeId> {
+        let ir = self.ir;
+        let Kind::Name(sym) = ir.kind(name) else {
+            return None;
+        };
+        let scope = *self
+            .scopes
+            .lookup(sym, self.scopes.scope_of(name), self.dialect.declaring())
+            .scopes
+            .first()?;
+        let [bind] = self.binds_of(scope, sym)[..] else {
+            return None;
+        };
+        match ir.kind(ir.parent(bind)?) {
+            Kind::Decl {
+                target,
+                value: Some(v),
+                ..
+            } if target == bind => Some(v),
+            Kind::Assign { targets, value } if ir.list(targets) == [bind] => Some(value),
+            _ => None,
+        }
+    }
+
+    /// True when the expression is surely text, not Python `bytes` (whose `str()`, `%s` and
+    /// f-string form is `b'...'`, and whose byte-wise operations differ from the text's):
+    /// always in JavaScript; in Python a `str` literal or f-string, or what text methods,
+    /// `chr`, `str`, `.decode()` and paths return.
+    pub fn known_text(&mut self, id: NodeId, depth: usize) -> bool {
+        self.text_value(id, depth, true)
+    }
+
+    /// [`Engine::known_text`], with `paths`: counting `pathlib` paths (whose `str()` is
+    /// their text, but whose `repr()` is not) as text.
+    fn text_value(&mut self, id: NodeId, depth: usize, paths: bool) -> bool {
+        if !self.dialect.divides_paths() {
+            return true;
+        }
+        if depth > 8 {
+            return false;
+        }
+        let ir = self.ir;
+        let id = ir.unparen(id);
+        match ir.kind(id) {
+            Kind::Str { .. } | Kind::Template { .. } => {
+                !self.python_string_prefix(id).contains(['b', 't'])
+            }
+            Kind::Binary {
+                op: BinOp::Add | BinOp::Mod,
+                left,
+                ..
+            } => self.text_value(left, depth + 1, paths),
+            Kind::Binary { op: BinOp::Div, .. } => paths,
+            Kind::Attr { name, .. } => paths && self.name(name) == "parent",
+            Kind::Name(_) => match self.sole_value(id) {
+                Some(v) => self.text_value(v, depth + 1, paths),
+                None => false,
+            },
+            Kind::Call { callee, .. } => {
+                // A module's function first (`os.path.expanduser(b"~")` returns bytes), then
+                // a method of the object.
+                let names: Vec<String> = self
+                    .resolve(callee, depth + 1)
+                    .iter()
+                    .filter_map(|m| self.path_text(m.value).map(str::to_owned))
+                    .collect();
+                if !names.is_empty() {
+                    return names.iter().all(|n| match self.dialect.string_function(n) {
+                        Some(StrFn::Recode | StrFn::Chr { .. }) => true,
+                        Some(StrFn::PurePath) => paths,
+                        _ => false,
+                    });
+                }
+                let Kind::Attr { object, name } = ir.kind(callee) else {
+                    return false;
+                };
+                match self.name(name) {
+                    "decode" | "as_posix" => true,
+                    "with_suffix" | "with_name" | "joinpath" | "resolve" | "absolute"
+                    | "expanduser" => paths,
+                    "strip" | "lstrip" | "rstrip" | "lower" | "upper" | "casefold" | "replace"
+                    | "join" => self.text_value(object, depth + 1, paths),
+                    _ => false,
+                }
+            }
+            _ => false,
+        }
     }
 
     /// A name bound to exactly one constant string, everywhere it is bound.
@@ -200,6 +398,18 @@ impl<'a> Engine<'a> {
             if function == StrFn::Recode && !self.ascii_codec(id, args.get(1).copied(), depth) {
                 continue;
             }
+            // `str(b"x")` is `"b'x'"`.
+            if function == StrFn::Recode
+                && args.len() == 1
+                && self.keyword_arg(id, "encoding").is_none()
+                && self.keyword_arg(id, "errors").is_none()
+                && !self.known_text(args[0], 0)
+            {
+                continue;
+            }
+            if function == StrFn::Url && !self.url_goes_to_a_path_function(id, depth) {
+                continue;
+            }
             if let Some(value) = self.fold_function(function, &args, depth) {
                 return Some(value);
             }
@@ -216,12 +426,53 @@ impl<'a> Engine<'a> {
         if method == StrMethod::Replace {
             let count = match (args.get(2), self.keyword_arg(id, "count")) {
                 (Some(_), Some(_)) => return None,
-                (Some(&c), None) | (None, Some(c)) => Some(self.int_value(c, false)?),
+                (Some(&c), None) | (None, Some(c)) => Some(self.exact_int(c, 0)?),
                 (None, None) => None,
             };
             return self.fold_replace(object, &args, count, depth);
         }
         self.fold_method(method, object, &args, depth)
+    }
+
+    /// True unless `call` makes a `URL` object that goes anywhere but straight into a call
+    /// of a file function, which takes it as a path (`fs.readFileSync(new URL(u))`): as text
+    /// (`+`, `String()`, `concat`, a template) a URL object is its `href`, not the path folded
+    /// for it.
+    fn url_goes_to_a_path_function(&mut self, call: NodeId, depth: usize) -> bool {
+        let ir = self.ir;
+        if !matches!(ir.kind(call), Kind::Call { new: true, .. }) {
+            return true; // `url.fileURLToPath(u)` returns the path as text
+        }
+        let mut at = call;
+        while let Some(parent) = ir.parent(at)
+            && matches!(ir.kind(parent), Kind::Paren(_))
+        {
+            at = parent;
+        }
+        let Some(arg) = ir.parent(at) else {
+            return false;
+        };
+        let (
+            Kind::Arg {
+                splat: Splat::None, ..
+            },
+            Some(outer),
+        ) = (ir.kind(arg), ir.parent(arg))
+        else {
+            return false;
+        };
+        let Kind::Call { callee, .. } = ir.kind(outer) else {
+            return false;
+        };
+        let names: Vec<String> = self
+            .resolve(callee, depth + 1)
+            .iter()
+            .filter_map(|m| self.path_text(m.value).map(str::to_owned))
+            .collect();
+        !names.is_empty()
+            && names
+                .iter()
+                .all(|n| self.dialect.path_function(n).is_some())
     }
 
     /// The positional arguments of a call a fold reads, when the call passes nothing the fold
@@ -376,7 +627,7 @@ impl<'a> Engine<'a> {
     fn bound(&mut self, bound: Option<NodeId>) -> Option<Option<i128>> {
         match bound {
             None => Some(None),
-            Some(b) => self.int_value(b, false).map(Some),
+            Some(b) => self.exact_int(b, 0).map(Some),
         }
     }
 
@@ -458,8 +709,20 @@ impl<'a> Engine<'a> {
     }
 
     fn fold_function(&mut self, function: StrFn, args: &[NodeId], depth: usize) -> Option<String> {
-        if matches!(function, StrFn::PathJoin) && args.is_empty() {
-            return Some(".".to_owned()); // `Path()`
+        if matches!(
+            function,
+            StrFn::PurePath | StrFn::NodeJoin | StrFn::PathResolve
+        ) {
+            let mut parts = Vec::new();
+            for &a in args {
+                parts.push(self.fold(a, depth)?.to_string());
+            }
+            let parts: Vec<&str> = parts.iter().map(String::as_str).collect();
+            return Some(match function {
+                StrFn::PurePath => PurePath::new(parts).text(),
+                StrFn::NodeJoin => node_join(parts),
+                _ => node_resolve(&parts),
+            });
         }
         let first = *args.first()?;
         match function {
@@ -479,14 +742,23 @@ impl<'a> Engine<'a> {
                     .map(|a| {
                         // Above 0xFFFF, `String.fromCharCode` wraps to 16 bits while `chr` and
                         // `fromCodePoint` do not: unknown rather than a guess.
-                        self.int_value(*a, false)
+                        self.exact_int(*a, 0)
                             .and_then(|n| u32::try_from(n).ok())
                             .filter(|&n| n <= 0xFFFF)
                             .and_then(char::from_u32)
                     })
                     .collect()
             }
-            StrFn::Base64 => base64_text(&self.fold(first, depth)?),
+            // Python's `b64decode` returns bytes (read as UTF-8 text, like the OS reads a
+            // path); JavaScript's `atob` a string of one character per byte.
+            StrFn::Base64 { url_safe } => {
+                let bytes = base64_bytes(&self.fold(first, depth)?, url_safe)?;
+                if self.dialect.divides_paths() {
+                    String::from_utf8(bytes).ok()
+                } else {
+                    Some(latin1_text(&bytes))
+                }
+            }
             StrFn::Hex => hex_text(&self.fold(first, depth)?),
             StrFn::Codec { decode } => {
                 let codec = self
@@ -497,20 +769,22 @@ impl<'a> Engine<'a> {
                 match codec.as_str() {
                     "rot13" | "rot_13" => Some(rot13(&text)),
                     "hex" if decode => hex_text(&text),
-                    "base64" if decode => base64_text(&text),
+                    "base64" if decode => String::from_utf8(base64_bytes(&text, false)?).ok(),
                     _ => None,
                 }
             }
-            StrFn::PathJoin | StrFn::PathResolve => {
+            StrFn::PathJoin => {
                 let mut parts = Vec::new();
-                if function == StrFn::PathResolve {
-                    parts.push(WORK_DIR.to_owned());
-                }
                 for &a in args {
                     parts.push(self.fold(a, depth)?.to_string());
                 }
-                Some(join_paths(parts.iter().map(String::as_str)))
+                Some(python_join(parts.iter().map(String::as_str)))
             }
+            StrFn::NormPath => Some(python_normpath(&self.fold(first, depth)?)),
+            StrFn::AbsPath => Some(python_abspath(&self.fold(first, depth)?)),
+            StrFn::RealPath => python_realpath(&self.fold(first, depth)?),
+            StrFn::NodeNormalize => Some(node_normalize(&self.fold(first, depth)?)),
+            StrFn::PurePath | StrFn::NodeJoin | StrFn::PathResolve => None,
             StrFn::ExpandUser => expand_user(&self.fold(first, depth)?),
             StrFn::Unescape => self
                 .fold(first, depth)
@@ -554,6 +828,14 @@ impl<'a> Engine<'a> {
                     }
                     _ => None,
                 };
+                // `bytes.strip(chars)` strips bytes, not the characters their UTF-8 spells.
+                if set
+                    .as_ref()
+                    .is_some_and(|set| set.iter().any(|c| !c.is_ascii()))
+                    && !self.known_text(object, 0)
+                {
+                    return None;
+                }
                 // Python's and JavaScript's whitespace differ from Rust's outside ASCII, and
                 // within it Python's `str.strip()` also strips the separators \x1c-\x1f,
                 // which JavaScript's `trim()` and Python's `bytes.strip()` keep.
@@ -600,28 +882,27 @@ impl<'a> Engine<'a> {
                 for &a in args {
                     parts.push(self.fold(a, depth)?.to_string());
                 }
-                Some(join_paths(parts.iter().map(String::as_str)))
+                Some(PurePath::new(parts.iter().map(String::as_str)).text())
             }
             StrMethod::ExpandUser => expand_user(&self.fold(object, depth)?),
-            StrMethod::Absolute => Some(join_paths([WORK_DIR, &*self.fold(object, depth)?])),
             StrMethod::WithSuffix | StrMethod::WithName => {
-                let path = self.fold(object, depth)?.to_string();
+                let path = PurePath::new([&*self.fold(object, depth)?]);
                 let given = self.fold(*args.first()?, depth)?;
-                let (dir, last) = match path.rsplit_once('/') {
-                    Some((dir, last)) => (format!("{dir}/"), last),
-                    None => (String::new(), path.as_str()),
+                let changed = match method {
+                    StrMethod::WithSuffix => path.with_suffix(&given),
+                    _ => path.with_name(&given),
                 };
-                let last = match method {
-                    StrMethod::WithSuffix => {
-                        let stem = match last.rfind('.') {
-                            Some(at) if at > 0 => &last[..at],
-                            _ => last,
-                        };
-                        format!("{stem}{given}")
-                    }
-                    _ => given.to_string(),
-                };
-                Some(format!("{dir}{last}"))
+                changed.map(|p| p.text())
+            }
+            StrMethod::AsPosix => Some(PurePath::new([&*self.fold(object, depth)?]).text()),
+            StrMethod::Absolute => Some(
+                PurePath::new([&*self.fold(object, depth)?])
+                    .absolute()
+                    .text(),
+            ),
+            StrMethod::Resolve => {
+                let path = python_realpath(&self.fold(object, depth)?)?;
+                Some(PurePath::new([path.as_str()]).text())
             }
         }
     }
@@ -654,8 +935,10 @@ impl<'a> Engine<'a> {
         match args.get(1) {
             None => Some(data.to_string()),
             Some(e) => match self.fold(*e, depth)?.as_ref() {
-                "base64" | "base64url" => base64_text(&data),
-                "hex" => hex_text(&data),
+                "base64" | "base64url" => base64_bytes(&data, false)
+                    .or_else(|| base64_bytes(&data, true))
+                    .and_then(|b| String::from_utf8(b).ok()),
+                "hex" => node_hex_text(&data),
                 "utf8" | "utf-8" => Some(data.to_string()),
                 _ => None,
             },
@@ -716,7 +999,7 @@ impl<'a> Engine<'a> {
                         .list(items)
                         .iter()
                         .map(|&n| {
-                            self.int_value(n, false)
+                            self.exact_int(n, 0)
                                 .and_then(|n| u32::try_from(n).ok())
                                 .and_then(char::from_u32)
                                 .map(String::from)
@@ -755,7 +1038,7 @@ impl<'a> Engine<'a> {
         };
         let limit = match (args.get(1), self.keyword_arg(call, "maxsplit")) {
             (Some(_), Some(_)) => return None,
-            (Some(&n), None) | (None, Some(n)) => Some(self.int_value(n, false)?),
+            (Some(&n), None) | (None, Some(n)) => Some(self.exact_int(n, 0)?),
             (None, None) => None,
         };
         let s = self.fold(object, depth)?;
@@ -849,11 +1132,19 @@ fn function_arguments(function: StrFn) -> (Option<usize>, &'static [&'static str
     match function {
         StrFn::Recode => (Some(3), &["encoding", "errors"]),
         StrFn::Codec { .. } => (Some(3), &["errors"]),
-        StrFn::Chr { all: true } | StrFn::PathJoin | StrFn::PathResolve => (None, &[]),
+        StrFn::Chr { all: true }
+        | StrFn::PathJoin
+        | StrFn::PurePath
+        | StrFn::NodeJoin
+        | StrFn::PathResolve => (None, &[]),
         StrFn::Url => (Some(2), &[]),
         StrFn::Same
         | StrFn::Chr { all: false }
-        | StrFn::Base64
+        | StrFn::Base64 { .. }
+        | StrFn::NormPath
+        | StrFn::AbsPath
+        | StrFn::RealPath
+        | StrFn::NodeNormalize
         | StrFn::Hex
         | StrFn::ExpandUser
         | StrFn::Unescape => (Some(1), &[]),
@@ -873,30 +1164,14 @@ fn method_arguments(method: StrMethod) -> (Option<usize>, &'static [&'static str
         | StrMethod::BufferToString
         | StrMethod::WithSuffix
         | StrMethod::WithName => (Some(1), &[]),
-        StrMethod::Lower | StrMethod::Upper | StrMethod::Same | StrMethod::ExpandUser => {
-            (Some(0), &[])
-        }
-        StrMethod::Absolute => (Some(1), &["strict"]),
+        StrMethod::Lower
+        | StrMethod::Upper
+        | StrMethod::Same
+        | StrMethod::ExpandUser
+        | StrMethod::Absolute
+        | StrMethod::AsPosix => (Some(0), &[]),
+        StrMethod::Resolve => (Some(1), &["strict"]),
     }
-}
-
-/// The working directory and home of every snippet: the work dir, as the runners set it.
-const WORK_DIR: &str = "/work";
-
-/// Joins path parts as `os.path.join` does: an absolute part starts over.
-fn join_paths<'p>(parts: impl IntoIterator<Item = &'p str>) -> String {
-    let mut out = String::new();
-    for part in parts {
-        if part.starts_with('/') || out.is_empty() {
-            out = part.to_owned();
-        } else if out.ends_with('/') {
-            out.push_str(part);
-        } else {
-            out.push('/');
-            out.push_str(part);
-        }
-    }
-    out
 }
 
 /// Saturating integer arithmetic: results too large for `i128` saturate to its bounds,
@@ -954,7 +1229,9 @@ pub fn combine_ints(op: BinOp, l: i128, r: i128) -> Option<i128> {
 /// (`~sys` is `/dev`): not foldable.
 fn expand_user(path: &str) -> Option<String> {
     match path.strip_prefix('~') {
-        Some(rest) if rest.is_empty() || rest.starts_with('/') => Some(format!("{WORK_DIR}{rest}")),
+        Some(rest) if rest.is_empty() || rest.starts_with('/') => {
+            Some(format!("{}{rest}", pathtext::WORK_DIR))
+        }
         Some(_) => None,
         None => Some(path.to_owned()),
     }

@@ -17,7 +17,9 @@ use crate::analysis::syntax::{
     MAX_SYNTAX_DEPTH, children_in, field, field_id, integral_float, is_inert, named_children,
     parse_int, text,
 };
-use crate::analysis::text::{decode_js_identifier, decode_js_string, js_prologue_is_strict};
+use crate::analysis::text::{
+    decode_js_identifier, decode_js_string, js_prologue_is_strict, universal_newlines,
+};
 
 /// Node kinds of pure literal data, which may nest deeper than lowering goes.
 const INERT_KINDS: &[&str] = &[
@@ -149,6 +151,10 @@ struct Lower<'s> {
 impl<'s> Lower<'s> {
     fn text(&self, node: Node) -> &'s str {
         text(node, self.source)
+    }
+
+    fn source_text(&self, from: usize, to: usize) -> Option<&'s str> {
+        self.source.get(from..to)
     }
 
     fn sym(&mut self, node: Node) -> Sym {
@@ -981,48 +987,43 @@ impl<'s> Lower<'s> {
                 let mark = self.b.mark();
                 let mut cursor = node.walk();
                 let children: Vec<Node> = node.named_children(&mut cursor).collect();
-                let mut pending: Option<(usize, usize, String, bool)> = None;
-                let flush =
-                    |this: &mut Self, pending: &mut Option<(usize, usize, String, bool)>| {
-                        if let Some((s, e, raw, _)) = pending.take() {
-                            let text = decode_js_string(&raw).map(|t| this.b.text(t));
-                            let leaf = this.b.leaf(s, e, Kind::Str { text, name: false });
-                            this.b.push(leaf);
-                        }
-                    };
+                // The text between the backticks and the substitutions, taken from the source
+                // whole: what the grammar leaves out of its fragments (a NUL) is text too.
+                // A template the parser had to repair is not text the engine would read.
+                let broken = node.has_error() || !self.text(node).ends_with('`');
+                let (inner_start, inner_end) = (start + 1, end.saturating_sub(1).max(start + 1));
+                let piece = |this: &mut Self, from: usize, to: usize| {
+                    if from < to {
+                        let raw = this.source_text(from, to).filter(|_| !broken);
+                        let text = raw
+                            .and_then(|raw| decode_js_string(&universal_newlines(raw)))
+                            .map(|t| this.b.text(t));
+                        let leaf = this.b.leaf(from, to, Kind::Str { text, name: false });
+                        this.b.push(leaf);
+                    }
+                };
+                let mut at = inner_start;
                 for child in children {
-                    match child.kind() {
-                        "string_fragment" | "escape_sequence" => {
-                            let piece = self.text(child);
-                            match &mut pending {
-                                Some((_, e, raw, _)) => {
-                                    raw.push_str(piece);
-                                    *e = child.end_byte();
-                                }
-                                None => {
-                                    pending = Some((
-                                        child.start_byte(),
-                                        child.end_byte(),
-                                        piece.to_owned(),
-                                        true,
-                                    ))
-                                }
-                            }
-                        }
-                        "template_substitution" => {
-                            flush(self, &mut pending);
-                            let i = self.b.open(child.start_byte(), child.end_byte());
-                            let value = match named_children(child).last() {
-                                Some(e) => self.expr(*e),
-                                None => self.empty(child.start_byte()),
-                            };
-                            self.b.close(i, Kind::Interp { value, spec: false });
-                            self.b.push(i);
-                        }
-                        _ => {}
+                    if child.kind() == "template_substitution" {
+                        piece(self, at, child.start_byte());
+                        at = child.end_byte();
+                        let i = self.b.open(child.start_byte(), child.end_byte());
+                        let value = match named_children(child).last() {
+                            Some(e) => self.expr(*e),
+                            None => self.empty(child.start_byte()),
+                        };
+                        self.b.close(
+                            i,
+                            Kind::Interp {
+                                value,
+                                spec: false,
+                                repr: false,
+                            },
+                        );
+                        self.b.push(i);
                     }
                 }
-                flush(self, &mut pending);
+                piece(self, at, inner_end);
                 let parts = self.b.list_since(mark);
                 self.b.close(id, Kind::Template { parts });
                 id

@@ -313,13 +313,13 @@ impl Dialect for JavaScript {
 
     fn string_function(&self, name: &str) -> Option<StrFn> {
         Some(match name {
-            "atob" => StrFn::Base64,
+            "atob" => StrFn::Base64 { url_safe: false },
             "String" => StrFn::Same,
             "String.fromCharCode" | "String.fromCodePoint" => StrFn::Chr { all: true },
             "decodeURIComponent" | "decodeURI" | "unescape" => StrFn::Unescape,
-            "path.join" | "path/posix.join" => StrFn::PathJoin,
+            "path.join" | "path/posix.join" => StrFn::NodeJoin,
             "path.resolve" | "path/posix.resolve" => StrFn::PathResolve,
-            "path.normalize" => StrFn::Same,
+            "path.normalize" | "path/posix.normalize" => StrFn::NodeNormalize,
             "URL" | "url.URL" | "url.fileURLToPath" => StrFn::Url,
             _ => return None,
         })

@@ -1395,59 +1395,97 @@ impl<'s> Lower<'s> {
         let raw = prefix.contains('r');
         let bytes = prefix.contains('b');
         let formatted = prefix.contains('f') || prefix.contains('t');
+        // `t"..."` is a `string.templatelib.Template`, not text; a string the parser had to
+        // repair is not text the interpreter would read.
+        let template = prefix.contains('t');
+        let broken = node.has_error();
         let has_interpolation = children.iter().any(|c| c.kind() == "interpolation");
         if !formatted || !has_interpolation {
-            let mut body = String::new();
-            for c in &children {
-                if c.kind() == "string_content" {
-                    body.push_str(self.text(*c));
+            // The source between the quotes, whole: the grammar's content nodes leave out
+            // pieces (a raw string's backslash before a line end).
+            let body = match children.iter().find(|c| c.kind() == "string_start") {
+                Some(opening) => {
+                    let quotes = self.text(*opening).len()
+                        - self.text(*opening).trim_end_matches(['"', '\'']).len();
+                    let closed = end.checked_sub(quotes).filter(|&e| {
+                        e >= opening.end_byte() && self.text(node).ends_with(['"', '\''])
+                    });
+                    match closed {
+                        Some(e) => self.source.get(opening.end_byte()..e).unwrap_or_default(),
+                        None => "",
+                    }
+                    .to_owned()
                 }
-            }
+                None => String::new(),
+            };
             let body = if formatted {
                 body.replace("{{", "{").replace("}}", "}")
             } else {
                 body
             };
-            let text = decode_python_literal(&body, raw, bytes).map(|t| self.b.text(t));
+            let text = decode_python_literal(&body, raw, bytes)
+                .filter(|_| !template && !broken)
+                .map(|t| self.b.text(t));
             return self.b.leaf(start, end, Kind::Str { text, name: false });
         }
         let id = self.b.open(start, end);
         let mark = self.b.mark();
-        for c in children {
-            match c.kind() {
-                "string_content" => {
-                    let body = self.text(c).replace("{{", "{").replace("}}", "}");
-                    let text = decode_python_literal(&body, raw, bytes).map(|t| self.b.text(t));
-                    let s = self.b.leaf(
-                        c.start_byte(),
-                        c.end_byte(),
-                        Kind::Str { text, name: false },
-                    );
-                    self.b.push(s);
-                }
-                "interpolation" => {
-                    let i = self.b.open(c.start_byte(), c.end_byte());
-                    let value = self.opt_expr(field(c, f.expression));
-                    let spec = field(c, f.format_specifier);
-                    if let Some(spec) = spec {
-                        for inner in named_children(spec) {
-                            if let Some(e) = field(inner, f.expression) {
-                                self.expr(e);
-                            }
-                        }
-                    }
-                    self.b.close(
-                        i,
-                        Kind::Interp {
-                            value,
-                            spec: spec.is_some(),
-                        },
-                    );
-                    self.b.push(i);
-                }
-                _ => {}
+        // The text between the fields, taken from the source whole, as above.
+        let opening = children.iter().find(|c| c.kind() == "string_start");
+        let body_start = opening.map_or(start, |c| c.end_byte());
+        let quotes = opening.map_or(0, |o| {
+            self.text(*o).len() - self.text(*o).trim_end_matches(['"', '\'']).len()
+        });
+        let body_end = end.saturating_sub(quotes).max(body_start);
+        let piece = |this: &mut Self, from: usize, to: usize| {
+            if from < to {
+                let body = this
+                    .source
+                    .get(from..to)
+                    .filter(|_| !broken)
+                    .map(|b| b.replace("{{", "{").replace("}}", "}"));
+                let text = body
+                    .and_then(|b| decode_python_literal(&b, raw, bytes))
+                    .map(|t| this.b.text(t));
+                let s = this.b.leaf(from, to, Kind::Str { text, name: false });
+                this.b.push(s);
             }
+        };
+        let mut at = body_start;
+        for c in children.into_iter().filter(|c| c.kind() == "interpolation") {
+            piece(self, at, c.start_byte());
+            at = c.end_byte();
+            let i = self.b.open(c.start_byte(), c.end_byte());
+            let value = self.opt_expr(field(c, f.expression));
+            let spec = field(c, f.format_specifier);
+            // `{x!r}` and `{x!a}` write the value's repr (folded for ASCII text); `{x=}` the
+            // expression's own text too, which the folder does not model.
+            let mut cursor = c.walk();
+            let parts: Vec<Node> = c.children(&mut cursor).collect();
+            let echoed = parts.iter().any(|k| k.kind() == "=");
+            let conversion = parts
+                .iter()
+                .find(|k| k.kind() == "type_conversion")
+                .map(|k| self.text(*k));
+            let repr = matches!(conversion, Some("!r" | "!a"));
+            if let Some(spec) = spec {
+                for inner in named_children(spec) {
+                    if let Some(e) = field(inner, f.expression) {
+                        self.expr(e);
+                    }
+                }
+            }
+            self.b.close(
+                i,
+                Kind::Interp {
+                    value,
+                    spec: spec.is_some() || echoed,
+                    repr,
+                },
+            );
+            self.b.push(i);
         }
+        piece(self, at, body_end);
         let parts = self.b.list_since(mark);
         self.b.close(id, Kind::Template { parts });
         id

@@ -202,19 +202,19 @@ impl Dialect for Python {
         Some(match name {
             "str" => StrFn::Recode,
             "chr" => StrFn::Chr { all: false },
-            "base64.b64decode" | "base64.standard_b64decode" | "base64.urlsafe_b64decode" => {
-                StrFn::Base64
-            }
+            "base64.b64decode" | "base64.standard_b64decode" => StrFn::Base64 { url_safe: false },
+            "base64.urlsafe_b64decode" => StrFn::Base64 { url_safe: true },
             "bytes.fromhex" | "binascii.unhexlify" | "binascii.a2b_hex" => StrFn::Hex,
             "codecs.decode" => StrFn::Codec { decode: true },
             "codecs.encode" => StrFn::Codec { decode: false },
-            "os.path.join"
-            | "pathlib.Path"
-            | "pathlib.PurePath"
-            | "pathlib.PosixPath"
-            | "pathlib.PurePosixPath" => StrFn::PathJoin,
-            "os.path.abspath" | "os.path.realpath" => StrFn::PathResolve,
-            "os.path.normpath" | "os.fspath" | "os.fsdecode" => StrFn::Same,
+            "os.path.join" => StrFn::PathJoin,
+            "pathlib.Path" | "pathlib.PurePath" | "pathlib.PosixPath" | "pathlib.PurePosixPath" => {
+                StrFn::PurePath
+            }
+            "os.path.normpath" => StrFn::NormPath,
+            "os.path.abspath" => StrFn::AbsPath,
+            "os.path.realpath" => StrFn::RealPath,
+            "os.fspath" | "os.fsdecode" => StrFn::Same,
             "os.path.expanduser" => StrFn::ExpandUser,
             _ => return None,
         })
@@ -244,8 +244,9 @@ impl Dialect for Python {
             "replace" => StrMethod::Replace,
             "split" => StrMethod::Split { max_splits: true },
             "joinpath" => StrMethod::JoinPath,
-            "resolve" | "absolute" => StrMethod::Absolute,
-            "as_posix" => StrMethod::Same,
+            "resolve" => StrMethod::Resolve,
+            "absolute" => StrMethod::Absolute,
+            "as_posix" => StrMethod::AsPosix,
             "expanduser" => StrMethod::ExpandUser,
             "with_suffix" => StrMethod::WithSuffix,
             "with_name" => StrMethod::WithName,

@@ -202,6 +202,8 @@ pub enum PathMethod {
     /// Both are: the object is the source, the argument the target
     /// (`Path('a').rename('b')`, `Path('a').copy('b')`).
     ReceiverAndArgument(usize, &'static str),
+    /// The object joined with a pattern argument is (`Path('.').glob('../*')` lists `/`).
+    Pattern(usize, &'static str),
 }
 
 /// The name lists each detection checks, per language: one source for each.

@@ -47,10 +47,29 @@ pub fn report(e: &mut Engine, call: NodeId) {
         return;
     };
     let function = format!(".{method}");
+    if let PathMethod::Pattern(index, keyword) = kind {
+        let pattern = (!e.splatted(call))
+            .then(|| {
+                args.get(index)
+                    .copied()
+                    .or_else(|| e.keyword_arg(call, keyword))
+            })
+            .flatten();
+        let root = e.fold(object, 0).map(|p| p.to_string());
+        let path = match (root, pattern) {
+            (Some(root), Some(pattern)) => e
+                .fold(pattern, 0)
+                .and_then(|p| pattern_path(&format!("{root}/{p}"))),
+            _ => None,
+        };
+        push_readings(e, call, &function, path.as_deref());
+        return;
+    }
     let (receiver, argument) = match kind {
         PathMethod::OnReceiver => (true, None),
         PathMethod::Argument(index, keyword) => (false, Some((index, keyword))),
         PathMethod::ReceiverAndArgument(index, keyword) => (true, Some((index, keyword))),
+        PathMethod::Pattern(..) => unreachable!("handled above"),
     };
     let mut target = None;
     if let Some((index, keyword)) = argument {
@@ -80,6 +99,23 @@ pub fn report(e: &mut Engine, call: NodeId) {
         let path = path.or_else(|| listed_entry(e, arg));
         push_readings(e, call, &function, path.as_deref());
     }
+}
+
+/// Functions whose path argument is a pattern.
+const GLOB_FUNCTIONS: &[&str] = &["glob.glob", "glob.iglob"];
+
+/// A glob pattern as a path, when its `..` parts can be read lexically: not after a part
+/// with a wildcard (`**` also matches no directory at all, so `**/..` climbs out of the
+/// directory it starts from, and `*/..` is the directory itself only when something matched).
+fn pattern_path(pattern: &str) -> Option<String> {
+    let mut magic = false;
+    for part in pattern.split('/') {
+        if part == ".." && magic {
+            return None;
+        }
+        magic |= part.contains(['*', '?', '[']);
+    }
+    Some(pattern.to_owned())
 }
 
 /// The name of an entry of a directory listing, in a path: one or more components below the
@@ -375,6 +411,10 @@ fn report_arguments(
             continue;
         }
         for path in folded_paths(e, value) {
+            let path = match path {
+                Some(p) if GLOB_FUNCTIONS.contains(&name) => pattern_path(&p),
+                other => other,
+            };
             push_readings(e, call, name, path.as_deref());
         }
     }

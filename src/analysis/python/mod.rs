@@ -268,14 +268,15 @@ impl Dialect for Python {
     fn path_method(&self, method: &str) -> Option<PathMethod> {
         Some(match method {
             "read_text" | "write_text" | "read_bytes" | "write_bytes" | "open" | "touch"
-            | "unlink" | "mkdir" | "rmdir" | "iterdir" | "glob" | "rglob" | "walk" | "exists"
-            | "is_file" | "is_dir" | "is_symlink" | "is_mount" | "is_junction" | "is_socket"
-            | "is_fifo" | "is_block_device" | "is_char_device" | "stat" | "lstat" | "chmod"
-            | "lchmod" | "owner" | "group" | "readlink" => PathMethod::OnReceiver,
+            | "unlink" | "mkdir" | "rmdir" | "iterdir" | "walk" | "exists" | "is_file"
+            | "is_dir" | "is_symlink" | "is_mount" | "is_junction" | "is_socket" | "is_fifo"
+            | "is_block_device" | "is_char_device" | "stat" | "lstat" | "chmod" | "lchmod"
+            | "owner" | "group" | "readlink" => PathMethod::OnReceiver,
             "rename" | "replace" | "symlink_to" | "hardlink_to" | "link_to" | "copy" | "move" => {
                 PathMethod::ReceiverAndArgument(0, "target")
             }
             "copy_into" | "move_into" => PathMethod::ReceiverAndArgument(0, "target_dir"),
+            "glob" | "rglob" => PathMethod::Pattern(0, "pattern"),
             "samefile" => PathMethod::ReceiverAndArgument(0, "other_path"),
             "to_csv" | "to_json" | "to_hdf" => PathMethod::Argument(0, "path_or_buf"),
             "to_excel" => PathMethod::Argument(0, "excel_writer"),

@@ -29,6 +29,7 @@ pub fn report(e: &mut Engine, id: NodeId) {
         Kind::Name(_) => {
             uses::report_reference(e, id);
             annotations::report_type_name(e, id);
+            literals::report_internal_name(e, id);
         }
         Kind::This => uses::report_reference(e, id),
         Kind::Attr { .. } => {
@@ -36,7 +37,11 @@ pub fn report(e: &mut Engine, id: NodeId) {
             uses::report_reference(e, id);
             annotations::report_annotations_written(e, id);
         }
-        Kind::Bind(_) => annotations::report_annotations_written(e, id),
+        Kind::Bind(_) => {
+            annotations::report_annotations_written(e, id);
+            literals::report_internal_name(e, id);
+        }
+        Kind::Arg { .. } => literals::report_internal_name(e, id),
         Kind::Index { .. } => {
             subscripts::report(e, id);
             uses::report_reference(e, id);

@@ -226,6 +226,10 @@ pub struct Tables {
     pub path_functions: &'static [PathFunction],
     /// Keyword arguments that name files, carried on call facts.
     pub path_keywords: &'static [&'static str],
+    /// Attributes of library objects that hold a path the object opens later: a logging
+    /// handler's `baseFilename` (on its next record), a read stream's `path` (on the next
+    /// tick, after the code that made it has run on).
+    pub path_attributes: &'static [&'static str],
 }
 
 pub trait Dialect: Sync {

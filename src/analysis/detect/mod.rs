@@ -9,6 +9,7 @@ mod escapes;
 mod imports;
 mod literals;
 mod own_members;
+mod path_attributes;
 mod paths;
 mod rebinding;
 mod subscripts;
@@ -16,7 +17,7 @@ mod uses;
 
 pub use attributes::report_special;
 pub use calls::is_namespace;
-pub use paths::normalize as normalize_path;
+pub use path_attributes::assigned_value;
 pub use uses::{Site, report_use};
 
 use super::engine::Engine;
@@ -36,6 +37,7 @@ pub fn report(e: &mut Engine, id: NodeId) {
             attributes::report(e, id);
             uses::report_reference(e, id);
             annotations::report_annotations_written(e, id);
+            path_attributes::report(e, id);
         }
         Kind::Bind(_) => {
             annotations::report_annotations_written(e, id);
@@ -50,6 +52,7 @@ pub fn report(e: &mut Engine, id: NodeId) {
         Kind::Call { .. } => {
             calls::report(e, id);
             paths::report(e, id);
+            path_attributes::report(e, id);
             uses::report_call(e, id);
             literals::report(e, id);
             annotations::report_annotations_written(e, id);

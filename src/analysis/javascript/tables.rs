@@ -300,4 +300,5 @@ pub static TABLES: Tables = Tables {
     loader_methods: &["_compile"],
     path_functions: PATH_FUNCTIONS,
     path_keywords: &[],
+    path_attributes: &["path"],
 };

@@ -1,19 +1,14 @@
-//! Library features that load code or files later, away from any call the path and
-//! deserialization rules judge: an XSLT `stylesheet=` (pandas runs it with libxslt, whose
-//! `exsl:document` writes any file and `document()` reads any), a joblib cache behind
-//! scikit-learn's `memory=` (it unpickles whatever file sits at the cache entry's path), and a
-//! logging handler's `baseFilename` (the file the handler opens on its next record).
+//! Library features that load code later, away from any call the deserialization rules judge:
+//! an XSLT `stylesheet=` (pandas runs it with libxslt, whose `exsl:document` writes any file
+//! and `document()` reads any) and a joblib cache behind scikit-learn's `memory=` (it unpickles
+//! whatever file sits at the cache entry's path). Paths opened later are `path_attributes`.
 
-use crate::analysis::detect::{Site, report_use};
+use crate::analysis::detect::{Site, assigned_value, report_use};
 use crate::analysis::engine::Engine;
 use crate::analysis::engine::meaning::Value;
 use crate::analysis::engine::rewrites::is_store_target;
-use crate::analysis::facts::{DynamicKind, FactKind};
+use crate::analysis::facts::DynamicKind;
 use crate::analysis::ir::{ConstKind, Kind, NodeId};
-
-/// Attributes of library objects that hold a path the object opens later
-/// (`logging.FileHandler.baseFilename`).
-const PATH_ATTRIBUTES: &[&str] = &["baseFilename"];
 
 /// scikit-learn functions and classes that take a joblib cache as `memory=` (by their last
 /// name), and `set_params`, which sets it on any of them.
@@ -78,7 +73,7 @@ fn report_call(e: &mut Engine, call: NodeId, callee: NodeId) {
     if memory || splatted && CACHE_TAKERS.contains(&called.as_str()) {
         report_unpickling(e, call);
     }
-    // `setattr(handler, "baseFilename", path)`
+    // `setattr(estimator, "memory", cache)`
     let is_setattr = e
         .resolve(callee, 0)
         .iter()
@@ -91,21 +86,8 @@ fn report_call(e: &mut Engine, call: NodeId, callee: NodeId) {
     }
 }
 
-/// A store to an attribute an object acts on later: a path it opens is judged as a path
-/// argument, a cache directory as an unpickling.
+/// A store to an attribute an object acts on later: a cache directory is an unpickling.
 fn report_store(e: &mut Engine, at: NodeId, attribute: &str, value: Option<NodeId>) {
-    if PATH_ATTRIBUTES.contains(&attribute) {
-        let path = value
-            .and_then(|v| e.fold(v, 0))
-            .map(|p| crate::analysis::detect::normalize_path(&p));
-        e.push(
-            at,
-            FactKind::Path {
-                function: format!(".{attribute}"),
-                path,
-            },
-        );
-    }
     if attribute == "memory" && value.is_none_or(|v| !is_plain_data(e, v)) {
         report_unpickling(e, at);
     }
@@ -116,16 +98,6 @@ fn report_store(e: &mut Engine, at: NodeId, attribute: &str, value: Option<NodeI
 fn report_unpickling(e: &mut Engine, at: NodeId) {
     let pickle = e.path_meaning("pickle.load", "pickle".len());
     report_use(e, at, pickle, Site::Call, Vec::new());
-}
-
-/// The value an attribute target is given when it is a plain assignment's whole target;
-/// `None` for unpacking, loops, `with` and augmented stores (not followed: unproven).
-fn assigned_value(e: &Engine, target: NodeId) -> Option<NodeId> {
-    let parent = e.ir.parent(target)?;
-    match e.ir.kind(parent) {
-        Kind::Assign { targets, value } if e.ir.list(targets).contains(&target) => Some(value),
-        _ => None,
-    }
 }
 
 /// The name a callee is called by: the function's full name, or a method's name.

@@ -357,6 +357,7 @@ pub static TABLES: Tables = Tables {
     loader_methods: &["exec_module", "load_module"],
     path_functions: PATH_FUNCTIONS,
     path_keywords: PATH_KEYWORDS,
+    path_attributes: &["baseFilename"],
 };
 
 /// Modules other modules commonly hold as attributes (`shutil.os`, `asyncio.subprocess`).

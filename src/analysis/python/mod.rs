@@ -6,6 +6,7 @@ mod classes;
 mod deferred_loads;
 mod expressions;
 mod formats;
+mod import_suggestions;
 mod lower;
 mod members;
 mod reinit;
@@ -375,6 +376,7 @@ impl Dialect for Python {
                 deferred_loads::report(e, id);
                 special_definitions::report(e, id);
                 symbolic::report(e, id);
+                import_suggestions::report(e, id);
             }
             Kind::Class { .. } => special_definitions::report(e, id),
             Kind::Assign { .. } => {
@@ -391,6 +393,7 @@ impl Dialect for Python {
                 expressions::report_value(e, id);
                 classes::report(e, id);
                 deferred_loads::report(e, id);
+                import_suggestions::report(e, id);
                 reinit::report(e, id);
             }
             Kind::Str { .. } | Kind::Arg { .. } => reinit::report(e, id),

@@ -12,6 +12,18 @@ use crate::analysis::ir::{Kind, NodeId};
 
 pub fn report(e: &mut Engine, id: NodeId) {
     match e.ir.kind(id) {
+        // `stream['pa' + 'th'] = p` on an object a library made: a key that folds to a path
+        // attribute, or one the analyzer cannot read.
+        Kind::Index { object, key } if is_store_target(e, id) && made_by_library(e, object) => {
+            match e.fold(key, 0) {
+                Some(k) if is_path_attribute(e, &k) => {
+                    let value = assigned_value(e, id);
+                    report_path(e, id, &k, value);
+                }
+                Some(_) => {}
+                None => report_path(e, id, "[computed]", None),
+            }
+        }
         // `handler.baseFilename = p`, `stream.path = p`, `[s.path] = [p]`
         Kind::Attr { object, name } if is_store_target(e, id) => {
             let attribute = e.name(name).to_owned();
@@ -46,15 +58,16 @@ fn report_call(e: &mut Engine, call: NodeId) {
         && let Some((&object, sources)) = args.split_first()
         && !e.is_plain_data(object)
     {
+        let library_object = made_by_library(e, object);
         for &source in sources {
-            report_assigned_entries(e, call, source);
+            report_assigned_entries(e, call, source, library_object);
         }
     }
 }
 
 /// The entries an `Object.assign` source literal gives: a path attribute's value, and a path
 /// nobody can prove for a key or a spread the analyzer cannot read.
-fn report_assigned_entries(e: &mut Engine, call: NodeId, source: NodeId) {
+fn report_assigned_entries(e: &mut Engine, call: NodeId, source: NodeId, library_object: bool) {
     let source = e.ir.unparen(source);
     if let Kind::Name(sym) = e.ir.kind(source) {
         // `const opts = {path: p}; Object.assign(stream, opts)`: each literal it is bound to.
@@ -71,17 +84,15 @@ fn report_assigned_entries(e: &mut Engine, call: NodeId, source: NodeId) {
             literal.is_some()
         });
         if !readable {
-            return; // see below
+            return unreadable_source(e, call, library_object);
         }
         for literal in literals {
-            report_assigned_entries(e, call, literal);
+            report_assigned_entries(e, call, literal, library_object);
         }
         return;
     }
-    // A source built elsewhere (a call's result) gives members set where the analyzer read
-    // them, not here: judging it as an unknown path would refuse `Object.assign(acc, f(x))`.
     let Kind::Collection { items, .. } = e.ir.kind(source) else {
-        return;
+        return unreadable_source(e, call, library_object);
     };
     for item in e.ir.list(items).to_vec() {
         match e.ir.kind(item) {
@@ -92,6 +103,35 @@ fn report_assigned_entries(e: &mut Engine, call: NodeId, source: NodeId) {
             },
             _ => report_path(e, call, "...", None),
         }
+    }
+}
+
+/// A source whose keys the analyzer cannot read (`JSON.parse(text)`, a call's result) may set
+/// a path attribute: on an object a library made (a stream), that is a path nobody can prove;
+/// on the snippet's own objects (`Object.assign(acc, f(x))`) it is its own data.
+fn unreadable_source(e: &mut Engine, call: NodeId, library_object: bool) {
+    if library_object {
+        report_path(e, call, "...", None);
+    }
+}
+
+/// True when the object is what a library call returned (`fs.createReadStream(p)`), directly
+/// or through a name bound only to such results.
+fn made_by_library(e: &mut Engine, object: NodeId) -> bool {
+    let object = e.ir.unparen(object);
+    match e.ir.kind(object) {
+        Kind::Call { callee, .. } => !e.names_of(callee).is_empty(),
+        Kind::Name(sym) => e.every_bind(sym, object, |e, bind| {
+            let value = e.ir.parent(bind).and_then(|p| match e.ir.kind(p) {
+                Kind::Decl { value, .. } => value,
+                Kind::Assign { value, .. } => Some(value),
+                _ => None,
+            });
+            value.is_some_and(|v| {
+                matches!(e.ir.kind(e.ir.unparen(v)), Kind::Call { callee, .. } if !e.names_of(callee).is_empty())
+            })
+        }),
+        _ => false,
     }
 }
 

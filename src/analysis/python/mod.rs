@@ -255,6 +255,13 @@ impl Dialect for Python {
         })
     }
 
+    /// Settings that load code (see `settings`), and their writers: followed where they are
+    /// used directly, so `partial(rcParams.update)`, `operator.setitem(rcParams, ...)` or
+    /// `pd.set_option` handed to `map` is a value the analyzer cannot follow.
+    fn is_tracked_name(&self, name: &str) -> bool {
+        settings::is_settings_name(name)
+    }
+
     /// `__dunder__` names, private `_names` (a library's internals: `ndarray.ctypes._ctypes`,
     /// `ForwardRef._evaluate`) and the members that hand out a capability on whatever object
     /// has them (an event loop's `subprocess_shell`), which the analyzer cannot type.
@@ -390,6 +397,7 @@ impl Dialect for Python {
             }
             Kind::Index { .. } => deferred_loads::report(e, id),
             Kind::Attr { .. } => {
+                settings::report(e, id);
                 expressions::report_value(e, id);
                 classes::report(e, id);
                 deferred_loads::report(e, id);

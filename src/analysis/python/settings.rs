@@ -99,6 +99,22 @@ const PANDAS_BACKEND_OPTION: &str = "plotting.backend";
 /// How many names bound to names a mapping is followed through.
 const MAX_ALIASES: usize = 4;
 
+/// The settings objects and setters above, by name (`matplotlib.rcParams`, its methods,
+/// `pandas.set_option`): values that load code when written.
+pub fn is_settings_name(name: &str) -> bool {
+    let rc = name
+        .split('.')
+        .any(|part| part == "rcParams" || part == "RcParams");
+    let matplotlib = name.starts_with("matplotlib.") && rc;
+    matplotlib
+        || PANDAS_OPTION_SETTERS.contains(&name)
+        || matches!(name, "pandas.options" | "pandas.options.plotting")
+        || BACKEND_SETTERS.iter().any(|(n, ..)| *n == name)
+        || RC_WRITERS.iter().any(|(n, ..)| *n == name)
+        || GROUP_WRITERS.contains(&name)
+        || STYLE_USERS.contains(&name)
+}
+
 pub fn report(e: &mut Engine, id: NodeId) {
     match e.ir.kind(id) {
         Kind::Call { callee, .. } => report_call(e, id, callee),
@@ -109,6 +125,29 @@ pub fn report(e: &mut Engine, id: NodeId) {
                     report_value(e, target, Some(value), effect);
                 }
             }
+        }
+        // `rcParams.validate["axes.prop_cycle"](text)`: the validators, one of which runs text.
+        Kind::Attr { object, name } if e.name(name) == "validate" && names_rc_params(e, object) => {
+            e.dynamic(
+                id,
+                DynamicKind::CodeEval,
+                "`rcParams.validate` holds matplotlib's validators, one of which evaluates text \
+                 as Python",
+            );
+        }
+        // `setter = rcParams.__setitem__`, `partial(rcParams.update, ...)`: a writer taken as
+        // a value writes where the analyzer cannot see what.
+        Kind::Attr { object, name }
+            if MAPPING_WRITERS.contains(&e.name(name))
+                && !is_called(e, id)
+                && names_rc_params(e, object) =>
+        {
+            e.dynamic(
+                id,
+                DynamicKind::UntrackedValue,
+                "a writer of matplotlib's settings taken as a value: what it writes (a backend to \
+                 import, `axes.prop_cycle` text to evaluate) cannot be followed",
+            );
         }
         // `mpl.rcParams |= {"backend": name}`
         Kind::AugAssign {
@@ -514,6 +553,23 @@ fn store_effects(e: &mut Engine, target: NodeId) -> Vec<Effect> {
 
 fn is_pandas_options(e: &mut Engine, id: NodeId) -> bool {
     resolves_to(e, id, |p| p.starts_with("pandas.options"))
+}
+
+/// True when the node is the callee of a call, not a value handed on.
+fn is_called(e: &Engine, id: NodeId) -> bool {
+    e.ir.context(id).is_some_and(
+        |(parent, child)| matches!(e.ir.kind(parent), Kind::Call { callee, .. } if callee == child),
+    )
+}
+
+/// `rcParams` or its class, by what it resolves to or, where it does not resolve (the class
+/// itself), by its name: `RcParams.validate` is the same table of validators.
+fn names_rc_params(e: &mut Engine, id: NodeId) -> bool {
+    let named = match e.ir.kind(e.ir.unparen(id)) {
+        Kind::Name(name) | Kind::Attr { name, .. } => e.name(name).ends_with("cParams"),
+        _ => false,
+    };
+    named || is_rc_params(e, id)
 }
 
 fn is_rc_params(e: &mut Engine, id: NodeId) -> bool {

@@ -48,6 +48,7 @@ pub fn report(e: &mut Engine, id: NodeId) {
             subscripts::report(e, id);
             uses::report_reference(e, id);
             literals::report(e, id);
+            path_attributes::report(e, id);
         }
         Kind::Call { .. } => {
             calls::report(e, id);

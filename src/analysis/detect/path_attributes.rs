@@ -21,6 +21,7 @@ pub fn report(e: &mut Engine, id: NodeId) {
                     report_path(e, id, &k, value);
                 }
                 Some(_) => {}
+                None if e.is_numeric(key) => {} // `bytes[i] = b`
                 None => report_path(e, id, "[computed]", None),
             }
         }
@@ -119,6 +120,9 @@ fn unreadable_source(e: &mut Engine, call: NodeId, library_object: bool) {
 /// or through a name bound only to such results.
 fn made_by_library(e: &mut Engine, object: NodeId) -> bool {
     let object = e.ir.unparen(object);
+    if e.is_plain_data(object) {
+        return false; // `new Uint8Array(n)`, `new Map()`: data
+    }
     match e.ir.kind(object) {
         Kind::Call { callee, .. } => !e.names_of(callee).is_empty(),
         Kind::Name(sym) => e.every_bind(sym, object, |e, bind| {

@@ -26,6 +26,7 @@ pub fn report_text(e: &mut Engine, id: NodeId) {
     match e.ir.str_value(id) {
         Some(text) => {
             let text = text.to_owned();
+            report_names_holding_text(e, id, &text);
             queue_type_text(e, id, &text);
         }
         None => e.dynamic(
@@ -34,6 +35,60 @@ pub fn report_text(e: &mut Engine, id: NodeId) {
             "a type written as text the analyzer cannot read: `typing.get_type_hints` runs it \
              as code",
         ),
+    }
+}
+
+/// `class P: Coord = text` with `x: "Coord"`: a name in a type's text is looked up where the
+/// annotation stands (a class body too), and a name holding text is evaluated once more.
+fn report_names_holding_text(e: &mut Engine, id: NodeId, text: &str) {
+    let words = text.split(|c: char| !(c.is_alphanumeric() || c == '_'));
+    for word in words.filter(|w| !w.is_empty()) {
+        if let Some(sym) = e.ir.names.get(word)
+            && e.name_may_be_text(sym, id)
+        {
+            e.dynamic(
+                id,
+                DynamicKind::CodeEval,
+                format!(
+                    "a type's text names `{word}`, which may hold text: `typing.get_type_hints` \
+                     evaluates that as code too"
+                ),
+            );
+            return;
+        }
+    }
+}
+
+/// Functions that evaluate annotation text, and where they take the namespaces to do it in.
+const HINT_EVALUATORS: &[(&str, &[&str])] = &[
+    ("typing.get_type_hints", &["globalns", "localns"]),
+    ("typing_extensions.get_type_hints", &["globalns", "localns"]),
+    ("inspect.get_annotations", &["globals", "locals"]),
+];
+
+/// `get_type_hints(f, globalns={...})`: the names in annotation text are looked up in
+/// namespaces the snippet gives, whose values the analyzer does not read as types.
+pub fn report_hint_namespaces(e: &mut Engine, call: NodeId) {
+    let Kind::Call { callee, .. } = e.ir.kind(call) else {
+        return;
+    };
+    let names = e.names_of(callee);
+    let Some(&(_, keywords)) = HINT_EVALUATORS
+        .iter()
+        .find(|(n, _)| names.iter().any(|m| m == n))
+    else {
+        return;
+    };
+    let given = e.splatted(call)
+        || e.positional_args(call).len() > 1
+        || keywords.iter().any(|k| e.keyword_arg(call, k).is_some());
+    if given {
+        e.dynamic(
+            call,
+            DynamicKind::CodeEval,
+            "annotation text evaluated in namespaces the snippet gives: their values may be text, \
+             run as code",
+        );
     }
 }
 

@@ -58,6 +58,7 @@ pub fn report(e: &mut Engine, id: NodeId) {
             literals::report(e, id);
             annotations::report_annotations_written(e, id);
             annotations::report_computed_type(e, id);
+            annotations::report_hint_namespaces(e, id);
             rebinding::report(e, id);
         }
         Kind::Str { .. } | Kind::Template { .. } => {

@@ -14,7 +14,12 @@ pub fn report(e: &mut Engine, id: NodeId) {
     match e.ir.kind(id) {
         // `stream['pa' + 'th'] = p` on an object a library made: a key that folds to a path
         // attribute, or one the analyzer cannot read.
-        Kind::Index { object, key } if is_store_target(e, id) && made_by_library(e, object) => {
+        // (JavaScript only: a Python subscript sets an item, not an attribute.)
+        Kind::Index { object, key }
+            if e.dialect.index_reads_member()
+                && is_store_target(e, id)
+                && made_by_library(e, object) =>
+        {
             match e.fold(key, 0) {
                 Some(k) if is_path_attribute(e, &k) => {
                     let value = assigned_value(e, id);

@@ -18,6 +18,7 @@ pub mod tables;
 #[cfg(test)]
 mod tests;
 mod vectorizers;
+mod walks;
 
 use std::borrow::Cow;
 
@@ -386,6 +387,7 @@ impl Dialect for Python {
                 import_suggestions::report(e, id);
             }
             Kind::Class { .. } => special_definitions::report(e, id),
+            Kind::For { .. } => walks::report(e, id),
             Kind::Assign { .. } => {
                 settings::report(e, id);
                 vectorizers::report(e, id);

@@ -195,7 +195,7 @@ fn strict_denies_this_bound_by_the_runtime() {
         "const g = (() => this)()\nconsole.log(g.process.env)\n",
     ];
     for code in in_session {
-        let call = analyze_with(Language::JavaScript, code.as_bytes(), &Carried::default());
+        let (call, _) = analyze_with(Language::JavaScript, code.as_bytes(), &Carried::default());
         assert_eq!(policy.judge(&call).verdict, Verdict::Deny, "{code}");
     }
     // The same top-level `this` in a single run is `module.exports`, an empty object.

@@ -13,8 +13,8 @@ use crate::analysis::ir::{
     BinOp, Builder, CollectionKind, ConstKind, FunctionKind, Ir, Kind, List, NodeId, Splat, UnOp,
 };
 use crate::analysis::syntax::{
-    MAX_SYNTAX_DEPTH, children_in, field, field_id, integral_float, is_inert, named_children,
-    parse_int, text,
+    KindNames, MAX_SYNTAX_DEPTH, children_in, field, field_id, integral_float, is_inert, parse_int,
+    text,
 };
 use crate::analysis::text::decode_python_literal;
 
@@ -106,6 +106,28 @@ fn fields() -> &'static Fields {
     })
 }
 
+/// The grammar's node kind names, read once.
+fn kinds() -> &'static KindNames {
+    static KINDS: OnceLock<KindNames> = OnceLock::new();
+    KINDS.get_or_init(|| KindNames::new(&tree_sitter_python::LANGUAGE.into()))
+}
+
+/// A node's kind, as `Node::kind` gives it, from the table.
+trait KindName {
+    fn kind_name(&self) -> &'static str;
+}
+
+impl KindName for Node<'_> {
+    fn kind_name(&self) -> &'static str {
+        kinds().of(*self)
+    }
+}
+
+/// A node's named children, comments excluded.
+fn named_children(node: Node) -> Vec<Node> {
+    crate::analysis::syntax::named_children(node, kinds())
+}
+
 /// The lowered snippet, and where lowering stopped at [`MAX_SYNTAX_DEPTH`].
 pub struct Lowered {
     pub ir: Ir,
@@ -167,10 +189,10 @@ impl<'s> Lower<'s> {
     }
 
     fn is_docstring(&self, node: Node) -> bool {
-        node.kind() == "expression_statement"
+        node.kind_name() == "expression_statement"
             && matches!(
                 named_children(node).as_slice(),
-                [s] if matches!(s.kind(), "string" | "concatenated_string")
+                [s] if matches!(s.kind_name(), "string" | "concatenated_string")
             )
     }
 
@@ -184,7 +206,7 @@ impl<'s> Lower<'s> {
 
     fn guard(&mut self, node: Node) -> bool {
         if self.depth >= MAX_SYNTAX_DEPTH {
-            if is_inert(node, INERT_KINDS) {
+            if is_inert(node, kinds(), INERT_KINDS) {
                 return false;
             }
             if self.too_deep.len() < 5 {
@@ -196,7 +218,7 @@ impl<'s> Lower<'s> {
     }
 
     fn stmt(&mut self, node: Node) -> Option<NodeId> {
-        if matches!(node.kind(), "comment" | "line_continuation") {
+        if matches!(node.kind_name(), "comment" | "line_continuation") {
             return None;
         }
         if !self.guard(node) {
@@ -210,11 +232,11 @@ impl<'s> Lower<'s> {
 
     fn stmt_inner(&mut self, node: Node) -> NodeId {
         let f = self.f;
-        match node.kind() {
+        match node.kind_name() {
             "expression_statement" => {
                 let children = named_children(node);
                 match children.as_slice() {
-                    [one] if matches!(one.kind(), "assignment" | "augmented_assignment") => {
+                    [one] if matches!(one.kind_name(), "assignment" | "augmented_assignment") => {
                         self.expr(*one)
                     }
                     [one] => {
@@ -235,7 +257,7 @@ impl<'s> Lower<'s> {
             "decorated_definition" => {
                 let decorators: Vec<Node> = named_children(node)
                     .into_iter()
-                    .filter(|c| c.kind() == "decorator")
+                    .filter(|c| c.kind_name() == "decorator")
                     .collect();
                 match field(node, f.definition) {
                     Some(def) => self.definition(def, node, decorators),
@@ -274,7 +296,7 @@ impl<'s> Lower<'s> {
                 let id = self.b.open(node.start_byte(), node.end_byte());
                 let mark = self.b.mark();
                 for child in named_children(node) {
-                    if child.kind() == "with_clause" {
+                    if child.kind_name() == "with_clause" {
                         for item in named_children(child) {
                             let item_id = self.with_item(item);
                             self.b.push(item_id);
@@ -296,10 +318,10 @@ impl<'s> Lower<'s> {
                     if Some(child) == alias {
                         continue;
                     }
-                    if child.kind() == "block" {
+                    if child.kind_name() == "block" {
                         let body = self.body_node(child);
                         self.b.push(body);
-                    } else if child.kind() == "as_pattern" {
+                    } else if child.kind_name() == "as_pattern" {
                         // `except E as e` in some grammar versions.
                         self.as_pattern_catch(child);
                     } else {
@@ -342,7 +364,7 @@ impl<'s> Lower<'s> {
                 let id = self.b.open(node.start_byte(), node.end_byte());
                 let mark = self.b.mark();
                 for name in named_children(node) {
-                    if name.kind() == "identifier" {
+                    if name.kind_name() == "identifier" {
                         let sym = self.sym(name);
                         let n = self
                             .b
@@ -355,7 +377,7 @@ impl<'s> Lower<'s> {
                     id,
                     Kind::Global {
                         names,
-                        nonlocal: node.kind() == "nonlocal_statement",
+                        nonlocal: node.kind_name() == "nonlocal_statement",
                     },
                 );
                 id
@@ -364,7 +386,7 @@ impl<'s> Lower<'s> {
                 let id = self.b.open(node.start_byte(), node.end_byte());
                 let mark = self.b.mark();
                 for child in named_children(node) {
-                    let items = if child.kind() == "expression_list" {
+                    let items = if child.kind_name() == "expression_list" {
                         named_children(child)
                     } else {
                         vec![child]
@@ -402,9 +424,9 @@ impl<'s> Lower<'s> {
                 let id = self.b.open(node.start_byte(), node.end_byte());
                 let mark = self.b.mark();
                 for child in named_children(node) {
-                    let lowered = if matches!(child.kind(), "block") {
+                    let lowered = if matches!(child.kind_name(), "block") {
                         Some(self.body_node(child))
-                    } else if is_statement(child.kind()) {
+                    } else if is_statement(child.kind_name()) {
                         self.stmt(child)
                     } else {
                         Some(self.expr(child))
@@ -417,7 +439,7 @@ impl<'s> Lower<'s> {
                 self.b.close(id, Kind::Other);
                 id
             }
-            _ if is_statement(node.kind()) => self.other(node),
+            _ if is_statement(node.kind_name()) => self.other(node),
             _ => self.expr(node),
         }
     }
@@ -435,7 +457,7 @@ impl<'s> Lower<'s> {
     fn as_pattern_catch(&mut self, node: Node) {
         let children = named_children(node);
         for child in &children {
-            if child.kind() == "as_pattern_target" {
+            if child.kind_name() == "as_pattern_target" {
                 let catch = self.b.open(child.start_byte(), child.end_byte());
                 let target = named_children(*child)
                     .first()
@@ -458,15 +480,15 @@ impl<'s> Lower<'s> {
     fn with_item(&mut self, item: Node) -> NodeId {
         let id = self.b.open(item.start_byte(), item.end_byte());
         let inner = field(item, self.f.value).unwrap_or(item);
-        let (value, target) = if inner.kind() == "as_pattern" {
+        let (value, target) = if inner.kind_name() == "as_pattern" {
             let children = named_children(inner);
             let value = children
                 .iter()
-                .find(|c| c.kind() != "as_pattern_target")
+                .find(|c| c.kind_name() != "as_pattern_target")
                 .map(|v| self.expr(*v));
             let target = children
                 .iter()
-                .find(|c| c.kind() == "as_pattern_target")
+                .find(|c| c.kind_name() == "as_pattern_target")
                 .and_then(|t| named_children(*t).first().copied())
                 .map(|t| self.target(t));
             (value, target)
@@ -482,7 +504,7 @@ impl<'s> Lower<'s> {
         let id = self.b.open(clause.start_byte(), clause.end_byte());
         let mark = self.b.mark();
         for child in named_children(clause) {
-            match child.kind() {
+            match child.kind_name() {
                 "block" => {
                     let body = self.body_node(child);
                     self.b.push(body);
@@ -508,7 +530,7 @@ impl<'s> Lower<'s> {
             return;
         }
         self.depth += 1;
-        match node.kind() {
+        match node.kind_name() {
             "dotted_name" => {
                 let parts = named_children(node);
                 if parts.len() == 1 && self.text(parts[0]) != "_" {
@@ -537,7 +559,7 @@ impl<'s> Lower<'s> {
             }
             "class_pattern" => {
                 for (i, child) in named_children(node).into_iter().enumerate() {
-                    if i == 0 && child.kind() == "dotted_name" {
+                    if i == 0 && child.kind_name() == "dotted_name" {
                         let e = self.dotted_expr(child);
                         self.b.push(e);
                     } else {
@@ -547,7 +569,7 @@ impl<'s> Lower<'s> {
             }
             "as_pattern" => {
                 for child in named_children(node) {
-                    if child.kind() == "as_pattern_target" {
+                    if child.kind_name() == "as_pattern_target" {
                         for t in named_children(child) {
                             self.pattern(t);
                         }
@@ -626,7 +648,7 @@ impl<'s> Lower<'s> {
             let sym = self.sym(n);
             self.b.leaf(n.start_byte(), n.end_byte(), Kind::Bind(sym))
         });
-        if def.kind() == "class_definition" {
+        if def.kind_name() == "class_definition" {
             let mark = self.b.mark();
             if let Some(args) = field(def, f.superclasses) {
                 for arg in named_children(args) {
@@ -652,7 +674,7 @@ impl<'s> Lower<'s> {
         };
         // Annotations are evaluated when the function is defined: lower them as values.
         for child in named_children(def) {
-            if child.kind() == "type" {
+            if child.kind_name() == "type" {
                 let mark = self.b.mark();
                 let e = self.expr(child);
                 self.b.push(e);
@@ -678,7 +700,7 @@ impl<'s> Lower<'s> {
         let f = self.f;
         let mark = self.b.mark();
         for p in named_children(node) {
-            let inner = match p.kind() {
+            let inner = match p.kind_name() {
                 "list_splat_pattern" | "dictionary_splat_pattern" => {
                     named_children(p).first().copied()
                 }
@@ -687,13 +709,13 @@ impl<'s> Lower<'s> {
             };
             let Some(inner) = inner else { continue };
             let id = self.b.open(p.start_byte(), p.end_byte());
-            let target = match inner.kind() {
+            let target = match inner.kind_name() {
                 "default_parameter" | "typed_default_parameter" => {
                     let d = self.b.open(inner.start_byte(), inner.end_byte());
                     let default = self.opt_expr(field(inner, f.value));
                     let target = self.target_opt(field(inner, f.name));
                     for child in named_children(inner) {
-                        if child.kind() == "type" {
+                        if child.kind_name() == "type" {
                             self.expr(child);
                         }
                     }
@@ -703,7 +725,7 @@ impl<'s> Lower<'s> {
                 "typed_parameter" => {
                     let mut target = None;
                     for child in named_children(inner) {
-                        match child.kind() {
+                        match child.kind_name() {
                             "type" => {
                                 self.expr(child);
                             }
@@ -728,17 +750,17 @@ impl<'s> Lower<'s> {
     fn import(&mut self, node: Node) -> NodeId {
         let f = self.f;
         let id = self.b.open(node.start_byte(), node.end_byte());
-        let plain = node.kind() == "import_statement";
+        let plain = node.kind_name() == "import_statement";
         let module = if plain {
             None
         } else {
             // `from . import x`, `from ..pkg import y`: kept with their dots, naming the
             // snippet's own files relative to a package it does not have.
             field(node, f.module_name).map(|m| {
-                let text = match m.kind() {
+                let text = match m.kind_name() {
                     "relative_import" => named_children(m)
                         .iter()
-                        .map(|part| match part.kind() {
+                        .map(|part| match part.kind_name() {
                             "dotted_name" => self.dotted_text(*part),
                             _ => self.text(*part).to_owned(),
                         })
@@ -752,7 +774,7 @@ impl<'s> Lower<'s> {
         let mark = self.b.mark();
         for child in children_in(node, f.name) {
             let item = self.b.open(child.start_byte(), child.end_byte());
-            let aliased = child.kind() == "aliased_import";
+            let aliased = child.kind_name() == "aliased_import";
             let (imported, local) = if aliased {
                 let imported = field(child, f.name).map(|n| self.dotted_text(n));
                 let local = field(child, f.alias).map(|a| {
@@ -782,7 +804,7 @@ impl<'s> Lower<'s> {
             self.b.push(item);
         }
         for child in named_children(node) {
-            if child.kind() == "wildcard_import" {
+            if child.kind_name() == "wildcard_import" {
                 star = true;
             }
         }
@@ -800,7 +822,7 @@ impl<'s> Lower<'s> {
     }
 
     fn dotted_text(&self, node: Node) -> String {
-        if node.kind() == "dotted_name" {
+        if node.kind_name() == "dotted_name" {
             named_children(node)
                 .iter()
                 .map(|p| normalize(self.text(*p)).into_owned())
@@ -820,7 +842,7 @@ impl<'s> Lower<'s> {
         let id = self.b.open(node.start_byte(), node.end_byte());
         let mark = self.b.mark();
         for child in named_children(node) {
-            let lowered = if is_statement(child.kind()) || child.kind() == "block" {
+            let lowered = if is_statement(child.kind_name()) || child.kind_name() == "block" {
                 self.stmt(child)
             } else {
                 Some(self.expr(child))
@@ -859,7 +881,7 @@ impl<'s> Lower<'s> {
             return self.empty(node);
         }
         self.depth += 1;
-        let id = match node.kind() {
+        let id = match node.kind_name() {
             "identifier" => {
                 let sym = self.sym(node);
                 self.b
@@ -910,7 +932,7 @@ impl<'s> Lower<'s> {
     fn argument(&mut self, arg: Node) -> NodeId {
         let f = self.f;
         let id = self.b.open(arg.start_byte(), arg.end_byte());
-        let kind = match arg.kind() {
+        let kind = match arg.kind_name() {
             "keyword_argument" => {
                 let name = field(arg, f.name).map(|n| self.sym(n));
                 let value = self.opt_expr(field(arg, f.value));
@@ -925,7 +947,7 @@ impl<'s> Lower<'s> {
                 Kind::Arg {
                     name: None,
                     value,
-                    splat: if arg.kind() == "list_splat" {
+                    splat: if arg.kind_name() == "list_splat" {
                         Splat::Positional
                     } else {
                         Splat::Keywords
@@ -958,7 +980,7 @@ impl<'s> Lower<'s> {
     fn expr_inner(&mut self, node: Node) -> NodeId {
         let f = self.f;
         let (start, end) = (node.start_byte(), node.end_byte());
-        match node.kind() {
+        match node.kind_name() {
             "identifier" => {
                 let sym = self.sym(node);
                 self.b.leaf(start, end, Kind::Name(sym))
@@ -990,9 +1012,9 @@ impl<'s> Lower<'s> {
                 let mut slot = 0;
                 let mut cursor = node.walk();
                 for child in node.children(&mut cursor) {
-                    if child.kind() == ":" {
+                    if child.kind_name() == ":" {
                         slot = (slot + 1).min(2);
-                    } else if child.is_named() && child.kind() != "comment" {
+                    } else if child.is_named() && child.kind_name() != "comment" {
                         parts[slot] = Some(self.expr(child));
                     }
                 }
@@ -1011,7 +1033,7 @@ impl<'s> Lower<'s> {
                 let callee = self.opt_expr(field(node, f.function));
                 let mark = self.b.mark();
                 if let Some(args) = field(node, f.arguments) {
-                    if args.kind() == "generator_expression" {
+                    if args.kind_name() == "generator_expression" {
                         let a = self.argument(args);
                         self.b.push(a);
                     } else {
@@ -1147,7 +1169,7 @@ impl<'s> Lower<'s> {
                 id
             }
             "list" | "tuple" | "set" | "expression_list" | "pattern_list" => {
-                let kind = match node.kind() {
+                let kind = match node.kind_name() {
                     "list" => CollectionKind::List,
                     "set" => CollectionKind::Set,
                     _ => CollectionKind::Tuple,
@@ -1218,14 +1240,14 @@ impl<'s> Lower<'s> {
         let object = self.opt_expr(
             children
                 .iter()
-                .find(|c| c.kind() != "type_parameter")
+                .find(|c| c.kind_name() != "type_parameter")
                 .copied(),
         );
         let arguments: Vec<Node> = children
             .iter()
-            .filter(|c| c.kind() == "type_parameter")
+            .filter(|c| c.kind_name() == "type_parameter")
             .flat_map(|p| named_children(*p))
-            .map(|t| match t.kind() {
+            .map(|t| match t.kind_name() {
                 "type" => named_children(t).first().copied().unwrap_or(t),
                 _ => t,
             })
@@ -1272,13 +1294,13 @@ impl<'s> Lower<'s> {
                 targets_nodes.push(left);
             }
             for child in named_children(current) {
-                if child.kind() == "type" {
+                if child.kind_name() == "type" {
                     // `x: int = 1`: the annotation is evaluated.
                     self.expr(child);
                 }
             }
             match field(current, f.right) {
-                Some(right) if right.kind() == "assignment" => current = right,
+                Some(right) if right.kind_name() == "assignment" => current = right,
                 other => {
                     value_node = other;
                     break;
@@ -1309,7 +1331,7 @@ impl<'s> Lower<'s> {
         let id = self.b.open(node.start_byte(), node.end_byte());
         let clauses_mark = self.b.mark();
         for child in named_children(node) {
-            match child.kind() {
+            match child.kind_name() {
                 "for_in_clause" => {
                     let c = self.b.open(child.start_byte(), child.end_byte());
                     let rights = children_in(child, f.right);
@@ -1345,7 +1367,7 @@ impl<'s> Lower<'s> {
         let children = named_children(node);
         let prefix = children
             .iter()
-            .find(|c| c.kind() == "string_start")
+            .find(|c| c.kind_name() == "string_start")
             .map(|s| {
                 self.text(*s)
                     .trim_end_matches(['"', '\''])
@@ -1355,11 +1377,11 @@ impl<'s> Lower<'s> {
         let raw = prefix.contains('r');
         let bytes = prefix.contains('b');
         let formatted = prefix.contains('f') || prefix.contains('t');
-        let has_interpolation = children.iter().any(|c| c.kind() == "interpolation");
+        let has_interpolation = children.iter().any(|c| c.kind_name() == "interpolation");
         if !formatted || !has_interpolation {
             let mut body = String::new();
             for c in &children {
-                if c.kind() == "string_content" {
+                if c.kind_name() == "string_content" {
                     body.push_str(self.text(*c));
                 }
             }
@@ -1374,7 +1396,7 @@ impl<'s> Lower<'s> {
         let id = self.b.open(start, end);
         let mark = self.b.mark();
         for c in children {
-            match c.kind() {
+            match c.kind_name() {
                 "string_content" => {
                     let body = self.text(c).replace("{{", "{").replace("}}", "}");
                     let text = decode_python_literal(&body, raw, bytes).map(|t| self.b.text(t));

@@ -145,16 +145,21 @@ fn main() -> ExitCode {
         return ExitCode::from(2);
     }
     let (inputs, mut errors) = lint::collect_inputs(&cli.paths, cli.language);
-    let (reports, read_errors) = lint::lint_all(&policy, &inputs);
+    let format = match cli.format {
+        Format::Human => lint::Format::Human,
+        Format::Json => lint::Format::Json,
+        Format::Sarif => lint::Format::Sarif,
+    };
+    let (reports, read_errors) = lint::lint_all(&policy, &inputs, format);
     errors.extend(read_errors);
     for error in &errors {
         eprintln!("error: {error}");
     }
     let summary = Summary::of(&reports, errors.len());
-    let output = match cli.format {
-        Format::Human => lint::render_human(&policy, &reports, &summary),
-        Format::Json => lint::render_json(&policy, &reports, &summary),
-        Format::Sarif => lint::render_sarif(&policy, &reports),
+    let output = match format {
+        lint::Format::Human => lint::render_human(&policy, &reports, &summary),
+        lint::Format::Json => lint::render_json(&policy, &reports, &summary),
+        lint::Format::Sarif => lint::render_sarif(&policy, &reports),
     };
     print!("{output}");
     if !errors.is_empty() {

@@ -49,7 +49,12 @@ pub fn render_json(policy: &Policy, reports: &[FileReport], summary: &Summary) -
         origin: &policy.origin,
         digest: &policy.digest,
     };
-    let mut out = String::from("{\n  \"policy\": ");
+    let files: usize = reports
+        .iter()
+        .map(|r| r.rendered.len() + 2 + FILE_INDENT.len())
+        .sum();
+    let mut out = String::with_capacity(files + 1024);
+    out.push_str("{\n  \"policy\": ");
     out.push_str(&indented(&pretty(&policy), "  "));
     out.push_str(",\n  \"files\": [");
     for (i, report) in reports.iter().enumerate() {

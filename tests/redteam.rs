@@ -280,6 +280,58 @@ fn strict_denies_the_fifth_pass_classes() {
     }
 }
 
+/// The sixth pass's classes, one representative each (`policies/fixtures/strict/{path-readings,
+/// pattern-keys}.*`, `python/{plotting-backends,type-annotations}.py` hold more).
+#[test]
+fn strict_denies_the_sixth_pass_classes() {
+    const PYTHON: &[&str] = &[
+        // a path that looks like a URL is a plain path to `open`
+        "import os\nos.makedirs('a:/b', exist_ok=True)\nprint(open('a://b/../../../etc/passwd').read())\n",
+        // every file-system method of a path, after `resolve()` joined the working directory
+        "from pathlib import Path\nprint(next(Path('a').resolve().parent.parent.walk())[1])\n",
+        // a class pattern's keywords read attributes
+        "def f(): pass\nmatch f:\n    case object(__globals__=g):\n        print(g['__builtins__'])\n",
+        // text held in a variable, evaluated as a type
+        "import typing, json\ncode = json.loads('\"__import__(\\\\\"os\\\\\").system(\\\\\"id\\\\\") or int\"')\nclass K:\n    a: list[code]\nprint(typing.get_type_hints(K))\n",
+        // a type parameter's bound
+        "def f[T: __import__('os').popen('id').read()](): pass\n",
+        // matplotlib evaluates `axes.prop_cycle` text
+        "import matplotlib.pyplot as plt\ncode = '[print(1), [1]][1]'\nplt.rcParams.update({'axes.prop_cycle': code})\n",
+        "import matplotlib.pyplot as plt\nwith open('t.mplstyle', 'w') as f:\n    f.write('axes.prop_cycle: [1]')\nplt.style.use('t.mplstyle')\n",
+        // pandas selects options by pattern
+        "import pandas as pd\nwith pd.option_context('plot.*end', 'subprocess'):\n    pd.Series([1]).plot()\n",
+    ];
+    const JAVASCRIPT: &[&str] = &[
+        "const fs = require('fs');\nfs.mkdirSync('a:/b', { recursive: true });\nconsole.log(fs.readFileSync('a://b/../../../etc/passwd', 'utf8'));\n",
+        "const fs = require('fs');\nconsole.log(fs.readdirSync({ href: 'x', protocol: 'file:', hostname: '', pathname: '/' }));\n",
+        "const fs = require('fs');\nconst u = new URL('file:///work/data.txt');\nu.pathname = '/%65tc/passwd';\nconsole.log(fs.readFileSync(u, 'utf8'));\n",
+        "function g({ constructor: F }) { return F; }\nconsole.log(g(Math.max)('return process.env')());\n",
+        "for (const { constructor: F } of [Math.max]) console.log(F('return process.env')());\n",
+        "const fs = require('fs');\nconst AP = Object.getPrototypeOf([]);\nAP.join = () => '/etc/passwd';\nconsole.log(fs.readFileSync(['a', 'b'].join('/'), 'utf8'));\n",
+    ];
+    assert_strict_denies_each(PYTHON, JAVASCRIPT);
+    // A session carries which names may hold text: a later call's annotation is judged by it,
+    // and a class defined earlier stays a type.
+    let policy = load("strict").unwrap();
+    let (_, first) = analyze_with(
+        Language::Python,
+        b"import json\nfrom dataclasses import dataclass\ncode = json.loads('\"int\"')\n@dataclass\nclass Point:\n    x: int\n",
+        &Carried::default(),
+    );
+    let (text_later, _) = analyze_with(
+        Language::Python,
+        b"import typing\nclass K:\n    a: list[code]\nprint(typing.get_type_hints(K))\n",
+        &first,
+    );
+    assert_eq!(policy.judge(&text_later).verdict, Verdict::Deny);
+    let (class_later, _) = analyze_with(
+        Language::Python,
+        b"def norm(p: Point) -> float:\n    return abs(p.x)\n",
+        &first,
+    );
+    assert_eq!(policy.judge(&class_later).verdict, Verdict::Allow);
+}
+
 // --- Evasions the analyzer misses (strict allows them): the container holds.
 
 on_every_backend! {

@@ -6,7 +6,7 @@ mod common;
 
 use code_sandbox_mcp::analysis::Language;
 use code_sandbox_mcp::policy::Limits;
-use code_sandbox_mcp::sandbox::Execution;
+use code_sandbox_mcp::sandbox::{Execution, Preload};
 use code_sandbox_mcp::workdir::InputFile;
 use common::tight_limits;
 
@@ -85,5 +85,25 @@ on_every_backend! {
         let reasons: Vec<&str> = out.omitted.iter().map(|o| o.reason.as_str()).collect();
         assert_eq!(reasons.len(), 2, "{reasons:?}");
         assert!(reasons[0].contains("1 figures") && reasons[1].contains("1 files"), "{reasons:?}");
+    }
+}
+
+on_every_backend! {
+    /// matplotlib reads `matplotlibrc` from the working directory when first imported, and
+    /// evaluates a settings file's `axes.prop_cycle` as Python: every runner class that has
+    /// pandas (which imports matplotlib to plot) has read its settings before an input file of
+    /// that name arrives. (A light runner gets only code that imports the standard library.)
+    async fn a_matplotlibrc_input_file_is_not_read(backend) {
+        let rc = input("matplotlibrc", b"lines.linewidth: 7\n");
+        let code = "import pandas as pd\npd.Series([1, 2]).plot()\nimport matplotlib\nprint(matplotlib.rcParams['lines.linewidth'])\n";
+        for class in [Preload::Data, Preload::Full] {
+            let sandbox = backend.sandbox(&tight_limits(), 0).await;
+            let e = sandbox
+                .run_in(Language::Python, class, code, std::slice::from_ref(&rc), std::future::pending())
+                .await;
+            sandbox.shutdown().await;
+            let e = e.unwrap_or_else(|err| panic!("{class} on {}: {err}", backend.name()));
+            assert_eq!(e.stdout.trim(), "1.5", "{class}: {e:?}");
+        }
     }
 }

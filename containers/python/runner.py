@@ -740,9 +740,15 @@ def _warm_up(bake=False):
     try:
         import numpy  # noqa: F401
         import pandas  # noqa: F401
+        # matplotlib reads its settings when first imported: from `matplotlibrc` in the
+        # working directory (the work dir, where input files land) and in its config dir
+        # (writable), and a settings file's `axes.prop_cycle` is evaluated as Python. pandas
+        # imports it when code plots, so a runner with pandas imports it (and its styles)
+        # now, before any file or code arrives.
+        import matplotlib
+        import matplotlib.style  # noqa: F401
         if preload == "data":
             return
-        import matplotlib
     except ImportError:
         return  # an image without them (a team's own, or a slim one): nothing to warm up
     matplotlib.use("Agg")

@@ -128,6 +128,9 @@ pub enum StrMethod {
     JoinPath,
     /// `Path('~/x').expanduser()`.
     ExpandUser,
+    /// `Path('a').resolve()`, `.absolute()`: joined to the working directory, so `.parent`
+    /// of the result climbs out of it (`Path('a').resolve().parent.parent` is `/`).
+    Absolute,
     /// `Path('a/b').with_suffix('.txt')`: the last part's extension replaced (or added).
     WithSuffix,
     /// `Path('a/b').with_name('c')`: the last part replaced.
@@ -175,6 +178,9 @@ pub enum PathMethod {
     OnReceiver,
     /// An argument is, by position or keyword (`df.to_csv('out.csv')`).
     Argument(usize, &'static str),
+    /// Both are: the object is the source, the argument the target
+    /// (`Path('a').rename('b')`, `Path('a').copy('b')`).
+    ReceiverAndArgument(usize, &'static str),
 }
 
 /// The name lists each detection checks, per language: one source for each.

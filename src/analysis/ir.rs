@@ -442,6 +442,13 @@ impl Ir {
         id
     }
 
+    /// True for `new X(...)`: an object, which may change after it is made (`u = new
+    /// URL('file:///work/a'); u.pathname = '/etc/passwd'`), so a name bound to one has no
+    /// constant text even when the construction folds to one.
+    pub fn is_construction(&self, id: NodeId) -> bool {
+        matches!(self.kind(self.unparen(id)), Kind::Call { new: true, .. })
+    }
+
     /// The parent, past any parentheses: where the value of `id` goes.
     pub fn context(&self, mut id: NodeId) -> Option<(NodeId, NodeId)> {
         loop {

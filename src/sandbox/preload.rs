@@ -13,7 +13,9 @@ use std::str::FromStr;
 pub enum Preload {
     /// Nothing beyond the interpreter.
     Light,
-    /// numpy and pandas.
+    /// numpy and pandas, and matplotlib's settings (not pyplot): pandas imports matplotlib
+    /// when code plots, and matplotlib reads settings files from the work dir when first
+    /// imported, so it is imported before any input file arrives.
     Data,
     /// numpy, pandas and matplotlib (Agg) with pyplot, a figure already drawn once.
     Full,

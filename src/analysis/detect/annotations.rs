@@ -82,6 +82,29 @@ pub fn report_computed_type(e: &mut Engine, id: NodeId) {
     }
 }
 
+/// A name standing where the typing machinery evaluates a type, bound to a value that may be
+/// text (`code = json.loads(...)`, then `x: Optional[code]`, `NamedTuple("T", [("a", code)])`):
+/// the text is evaluated as a type, so it is read as code when it folds, and is text run as code
+/// when it does not. Names of classes, functions, imports, builtins and typing constructs are
+/// types, not text.
+pub fn report_type_name(e: &mut Engine, id: NodeId) {
+    let Kind::Name(sym) = e.ir.kind(id) else {
+        return;
+    };
+    if !e.name_may_be_text(sym, id) || !evaluated_as_a_type(e, id) {
+        return;
+    }
+    match e.fold(id, 0) {
+        Some(text) => queue_type_text(e, id, &text),
+        None => e.dynamic(
+            id,
+            DynamicKind::CodeEval,
+            "a type held in a variable that may be text the analyzer cannot read: \
+             `typing.get_type_hints` runs such text as code",
+        ),
+    }
+}
+
 /// `__annotations__` written, or named where it may be: annotations set at run time are text
 /// the analyzer never sees, run as code by `typing.get_type_hints`.
 pub fn report_annotations_written(e: &mut Engine, id: NodeId) {

@@ -26,7 +26,11 @@ use super::ir::{Kind, NodeId};
 pub fn report(e: &mut Engine, id: NodeId) {
     match e.ir.kind(id) {
         Kind::Import { .. } => imports::report(e, id),
-        Kind::Name(_) | Kind::This => uses::report_reference(e, id),
+        Kind::Name(_) => {
+            uses::report_reference(e, id);
+            annotations::report_type_name(e, id);
+        }
+        Kind::This => uses::report_reference(e, id),
         Kind::Attr { .. } => {
             attributes::report(e, id);
             uses::report_reference(e, id);

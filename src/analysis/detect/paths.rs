@@ -7,7 +7,7 @@ use crate::analysis::dialect::{PathFunction, PathMethod};
 use crate::analysis::engine::Engine;
 use crate::analysis::engine::meaning::{Meaning, Value};
 use crate::analysis::facts::FactKind;
-use crate::analysis::ir::{Kind, NodeId};
+use crate::analysis::ir::{CollectionKind, Kind, NodeId};
 use crate::analysis::text::percent_decode;
 
 pub fn report(e: &mut Engine, call: NodeId) {
@@ -43,44 +43,40 @@ pub fn report(e: &mut Engine, call: NodeId) {
     if dialect.path_method(&method).is_some() && !may_be_path_method(e, call, object, &method) {
         return;
     }
-    if matches!(dialect.path_method(&method), Some(PathMethod::Argument(..))) && e.splatted(call) {
-        report_unknown_path(e, call, format!(".{method}"));
+    let Some(kind) = dialect.path_method(&method) else {
         return;
-    }
-    match dialect.path_method(&method) {
-        Some(PathMethod::OnReceiver) => {
-            let path = e.fold(object, 0).map(|p| normalize(&p));
-            e.push(
-                call,
-                FactKind::Path {
-                    function: format!(".{method}"),
-                    path,
-                },
-            );
-        }
-        Some(PathMethod::Argument(index, keyword)) => {
-            let arg = args
+    };
+    let function = format!(".{method}");
+    let (receiver, argument) = match kind {
+        PathMethod::OnReceiver => (true, None),
+        PathMethod::Argument(index, keyword) => (false, Some((index, keyword))),
+        PathMethod::ReceiverAndArgument(index, keyword) => (true, Some((index, keyword))),
+    };
+    let mut target = None;
+    if let Some((index, keyword)) = argument {
+        if e.splatted(call) {
+            report_unknown_path(e, call, function.clone());
+        } else {
+            target = args
                 .get(index)
                 .copied()
                 .or_else(|| e.keyword_arg(call, keyword));
-            if let Some(arg) = arg {
-                if is_never_a_path(e, arg) {
-                    return; // `df.rename({"a": "b"})`, `s.replace(mapping)`
-                }
-                let path = e.fold(arg, 0).map(|p| normalize(&p));
-                if path.as_deref().is_some_and(is_url) {
-                    return;
-                }
-                e.push(
-                    call,
-                    FactKind::Path {
-                        function: format!(".{method}"),
-                        path,
-                    },
-                );
+            match target {
+                // `df.rename({"a": "b"})`, `s.replace(mapping)`
+                Some(arg) if is_never_a_path(e, arg) => return,
+                // `items.copy()`: a path's `copy` takes where to.
+                None if receiver => return,
+                _ => {}
             }
         }
-        None => {}
+    }
+    if receiver {
+        let path = e.fold(object, 0);
+        push_readings(e, call, &function, path.as_deref());
+    }
+    if let Some(arg) = target {
+        let path = e.fold(arg, 0);
+        push_readings(e, call, &function, path.as_deref());
     }
 }
 
@@ -176,10 +172,24 @@ fn finds_matches(e: &mut Engine, iter: NodeId) -> bool {
 /// mapping, or a function. A path function given one would refuse it. (A number is a file
 /// descriptor to `open` and `fs.readFileSync`.)
 fn is_never_a_path(e: &mut Engine, id: NodeId) -> bool {
-    matches!(
-        e.ir.kind(e.ir.unparen(id)),
-        Kind::Collection { .. } | Kind::Function { .. }
-    )
+    match e.ir.kind(e.ir.unparen(id)) {
+        // Node's `fs` takes an object with `href` and `protocol` as a `file:` URL, so only an
+        // object literal whose keys are all known, none of them `href`, is an options object.
+        Kind::Collection {
+            kind: CollectionKind::Map,
+            items,
+        } => {
+            e.ir.list(items)
+                .to_vec()
+                .into_iter()
+                .all(|item| match e.ir.kind(item) {
+                    Kind::Pair { key, .. } => e.fold(key, 0).is_some_and(|k| &*k != "href"),
+                    _ => false,
+                })
+        }
+        Kind::Collection { .. } | Kind::Function { .. } => true,
+        _ => false,
+    }
 }
 
 /// The functions a call reaches, each with the arguments it gets there. Binding arguments
@@ -256,31 +266,62 @@ fn report_arguments(
             continue;
         }
         for path in folded_paths(e, value) {
-            if path.as_deref().is_some_and(is_url) {
-                continue; // the network, which rules on network access judge
-            }
+            push_readings(e, call, name, path.as_deref());
+        }
+    }
+}
+
+/// Every text a path argument may be: its constant, or each of the few texts it may
+/// evaluate to (a parameter given constants by every call of its function:
+/// `const load = (name) => fs.readFileSync(name); load('a.txt')`); one unknown path when
+/// neither is known.
+fn folded_paths(e: &mut Engine, value: NodeId) -> Vec<Option<String>> {
+    if let Some(path) = e.fold(value, 0) {
+        return vec![Some(path.to_string())];
+    }
+    match e.fold_candidates(value) {
+        Some(texts) if !texts.is_empty() => texts.iter().map(|t| Some(t.to_string())).collect(),
+        _ => vec![None],
+    }
+}
+
+/// The path facts of one path argument, one for each way it may be read (see [`readings`]);
+/// a reading that is a URL is the network's, which the rules on network access judge.
+fn push_readings(e: &mut Engine, call: NodeId, function: &str, path: Option<&str>) {
+    let Some(path) = path else {
+        e.push(
+            call,
+            FactKind::Path {
+                function: function.to_owned(),
+                path: None,
+            },
+        );
+        return;
+    };
+    for reading in readings(path) {
+        if !is_url(&reading) {
             e.push(
                 call,
                 FactKind::Path {
-                    function: name.to_owned(),
-                    path,
+                    function: function.to_owned(),
+                    path: Some(reading),
                 },
             );
         }
     }
 }
 
-/// Every path an argument may be, normalized: its constant, or each of the few texts it
-/// may evaluate to (a parameter given constants by every call of its function:
-/// `const load = (name) => fs.readFileSync(name); load('a.txt')`); one unknown path when
-/// neither is known.
-fn folded_paths(e: &mut Engine, value: NodeId) -> Vec<Option<String>> {
-    if let Some(path) = e.fold(value, 0) {
-        return vec![Some(normalize(&path))];
-    }
-    match e.fold_candidates(value) {
-        Some(texts) if !texts.is_empty() => texts.iter().map(|t| Some(normalize(t))).collect(),
-        _ => vec![None],
+/// The paths a text may name, normalized: as a URL reader takes it ([`normalize`]), and, when
+/// that differs, as the kernel takes the same string. Which one a function uses is not
+/// modelled: Node's `fs` and Python's `open` take `a://b/../../etc/passwd` or `file:/x` as a
+/// plain relative path, pandas and urllib as a URL; each reading must be allowed.
+fn readings(path: &str) -> Vec<String> {
+    let as_url = normalize(path);
+    let as_given = lexical(path);
+    if as_given == as_url {
+        vec![as_url]
+    } else {
+        vec![as_url, as_given]
     }
 }
 
@@ -337,6 +378,13 @@ pub fn normalize(path: &str) -> String {
     if path.contains("://") {
         return path.to_owned(); // a URL: not a file here
     }
+    lexical(path)
+}
+
+/// A path with `.` and `..` resolved and repeated slashes folded, as the kernel resolves it
+/// lexically. A relative path stays relative (and may start with `..`); an absolute one stays
+/// absolute.
+fn lexical(path: &str) -> String {
     let absolute = path.starts_with('/');
     let mut parts: Vec<&str> = Vec::new();
     for part in path.split('/') {
@@ -364,7 +412,7 @@ pub fn normalize(path: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::normalize;
+    use super::{normalize, readings};
 
     #[test]
     fn paths_normalize_as_the_kernel_resolves_them() {
@@ -387,5 +435,16 @@ mod tests {
         );
         assert_eq!(normalize(" file:///etc/passwd"), "/etc/passwd");
         assert_eq!(normalize(" http://host/x"), "http://host/x");
+    }
+
+    #[test]
+    fn a_url_looking_path_is_also_read_as_the_kernel_reads_it() {
+        assert_eq!(
+            readings("a://b/../../../etc/passwd"),
+            ["a://b/../../../etc/passwd", "../etc/passwd"]
+        );
+        assert_eq!(readings("file:/etc/x"), ["/etc/x", "file:/etc/x"]);
+        assert_eq!(readings("/tmp/./x"), ["/tmp/x"]);
+        assert_eq!(readings(" file:/etc/x"), ["/etc/x", " file:/etc/x"]);
     }
 }

@@ -200,6 +200,11 @@ impl<'a> Engine<'a> {
                     Source::Tainted(t) => *t,
                     _ => super::taint::Taint::default(),
                 };
+                let text = match &source {
+                    Source::Expr(v) => self.value_may_be_text(*v),
+                    Source::Meanings(_) | Source::Number => false,
+                    _ => true,
+                };
                 let binding = self.bindings.entry((scope, sym)).or_default();
                 let mut changed = match element_strings {
                     Some(items) => {
@@ -228,6 +233,10 @@ impl<'a> Engine<'a> {
                 }
                 if !sequence && !binding.not_sequence {
                     binding.not_sequence = true;
+                    changed = true;
+                }
+                if text && !binding.may_be_text {
+                    binding.may_be_text = true;
                     changed = true;
                 }
                 if (taint.is && !binding.taint.is) || (taint.holds && !binding.taint.holds) {
@@ -327,7 +336,11 @@ impl<'a> Engine<'a> {
         match source {
             Source::Expr(v) => {
                 let meanings = self.resolve(*v, 0).to_vec();
-                let string = self.fold(*v, 0);
+                let string = if self.ir.is_construction(*v) {
+                    None
+                } else {
+                    self.fold(*v, 0)
+                };
                 let int = self.int_value(*v, false);
                 (meanings, string, int)
             }

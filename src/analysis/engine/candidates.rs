@@ -58,7 +58,7 @@ impl<'a> Engine<'a> {
             Kind::Name(_) => {
                 let mut texts = Vec::new();
                 for source in self.value_sources(id, depth + 1)? {
-                    if source == id {
+                    if source == id || ir.is_construction(source) {
                         return None;
                     }
                     for text in self.candidates_at(source, depth + 1)? {

@@ -28,6 +28,8 @@ pub struct Carried {
     names: BTreeMap<String, Vec<CarriedMeaning>>,
     constants: BTreeMap<String, Option<String>>,
     stars: Vec<String>,
+    /// Names whose value may be text rather than a type: evaluated as code where a type is.
+    texts: std::collections::BTreeSet<String>,
 }
 
 /// Most meanings carried for one name.
@@ -35,7 +37,10 @@ const MAX_CARRIED: usize = 8;
 
 impl Carried {
     pub fn is_empty(&self) -> bool {
-        self.names.is_empty() && self.constants.is_empty() && self.stars.is_empty()
+        self.names.is_empty()
+            && self.constants.is_empty()
+            && self.stars.is_empty()
+            && self.texts.is_empty()
     }
 
     /// Marks every carried name as holding no known constant: something rewrote the
@@ -73,6 +78,15 @@ impl Carried {
                 self.constants.insert(name.to_owned(), None);
             }
         }
+    }
+
+    pub(super) fn may_be_text(&mut self, name: &str) {
+        self.texts.insert(name.to_owned());
+    }
+
+    /// Whether an earlier analysis bound `name` to a value that may be text.
+    pub(super) fn holds_text(&self, name: &str) -> bool {
+        self.texts.contains(name)
     }
 
     pub(super) fn star(&mut self, module: &str) {

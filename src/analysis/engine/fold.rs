@@ -504,7 +504,7 @@ impl<'a> Engine<'a> {
             StrFn::PathJoin | StrFn::PathResolve => {
                 let mut parts = Vec::new();
                 if function == StrFn::PathResolve {
-                    parts.push("/work".to_owned());
+                    parts.push(WORK_DIR.to_owned());
                 }
                 for &a in args {
                     parts.push(self.fold(a, depth)?.to_string());
@@ -603,6 +603,7 @@ impl<'a> Engine<'a> {
                 Some(join_paths(parts.iter().map(String::as_str)))
             }
             StrMethod::ExpandUser => expand_user(&self.fold(object, depth)?),
+            StrMethod::Absolute => Some(join_paths([WORK_DIR, &*self.fold(object, depth)?])),
             StrMethod::WithSuffix | StrMethod::WithName => {
                 let path = self.fold(object, depth)?.to_string();
                 let given = self.fold(*args.first()?, depth)?;
@@ -875,8 +876,12 @@ fn method_arguments(method: StrMethod) -> (Option<usize>, &'static [&'static str
         StrMethod::Lower | StrMethod::Upper | StrMethod::Same | StrMethod::ExpandUser => {
             (Some(0), &[])
         }
+        StrMethod::Absolute => (Some(1), &["strict"]),
     }
 }
+
+/// The working directory and home of every snippet: the work dir, as the runners set it.
+const WORK_DIR: &str = "/work";
 
 /// Joins path parts as `os.path.join` does: an absolute part starts over.
 fn join_paths<'p>(parts: impl IntoIterator<Item = &'p str>) -> String {
@@ -949,7 +954,7 @@ pub fn combine_ints(op: BinOp, l: i128, r: i128) -> Option<i128> {
 /// (`~sys` is `/dev`): not foldable.
 fn expand_user(path: &str) -> Option<String> {
     match path.strip_prefix('~') {
-        Some(rest) if rest.is_empty() || rest.starts_with('/') => Some(format!("/work{rest}")),
+        Some(rest) if rest.is_empty() || rest.starts_with('/') => Some(format!("{WORK_DIR}{rest}")),
         Some(_) => None,
         None => Some(path.to_owned()),
     }

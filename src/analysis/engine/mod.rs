@@ -76,6 +76,8 @@ struct Binding {
     not_sequence: bool,
     /// What some binding's value may be as far as computed lookups go (see [`taint`]).
     taint: taint::Taint,
+    /// Some binding's value may be text rather than a type (see `shapes::value_may_be_text`).
+    may_be_text: bool,
 }
 
 /// The nodes that set one binding.
@@ -409,6 +411,9 @@ impl<'a> Engine<'a> {
         for (&(scope, sym), binding) in &self.bindings {
             if scope != scopes::MODULE_SCOPE {
                 continue;
+            }
+            if binding.may_be_text {
+                carried.may_be_text(self.name(sym));
             }
             carried.bind(
                 self.name(sym),

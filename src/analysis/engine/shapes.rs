@@ -247,6 +247,46 @@ impl<'a> Engine<'a> {
         self.sites.as_ref().expect("built above")
     }
 
+    /// Whether the name used at `at` may hold text rather than a type: some binding's value
+    /// may be text, or (bound nowhere here) an earlier analysis bound it so.
+    pub fn name_may_be_text(&mut self, sym: Sym, at: NodeId) -> bool {
+        let lookup = self
+            .scopes
+            .lookup(sym, self.scopes.scope_of(at), self.dialect.declaring());
+        if lookup.scopes.is_empty() {
+            return self.context.holds_text(self.name(sym));
+        }
+        lookup.scopes.iter().any(|scope| {
+            self.bindings
+                .get(&(*scope, sym))
+                .is_some_and(|b| b.may_be_text)
+        })
+    }
+
+    /// Whether a bound value may be text rather than a type: not a generic (`list[int]`), a
+    /// union, `None`, a collection, a function or class, a library's name, the result of a
+    /// typing construct, or a name bound only to such.
+    pub(super) fn value_may_be_text(&mut self, value: NodeId) -> bool {
+        let value = self.ir.unparen(value);
+        match self.ir.kind(value) {
+            Kind::Index { .. }
+            | Kind::Binary {
+                op: crate::analysis::ir::BinOp::BitOr,
+                ..
+            }
+            | Kind::Const(_)
+            | Kind::Collection { .. }
+            | Kind::Function { .. }
+            | Kind::Class { .. } => false,
+            Kind::Name(sym) => self.name_may_be_text(sym, value),
+            // `np.ndarray`: a library's name.
+            Kind::Attr { .. } => self.resolve(value, 0).is_empty(),
+            // `T = TypeVar("T")`, `Point = namedtuple(...)`.
+            Kind::Call { callee, .. } => !self.names_of(callee).iter().any(|n| makes_types(n)),
+            _ => true,
+        }
+    }
+
     /// The `Bind` nodes that set a binding.
     pub fn binds_of(&mut self, scope: super::scopes::ScopeId, sym: Sym) -> Vec<NodeId> {
         self.sites()
@@ -481,4 +521,15 @@ fn is_primitive(ir: &crate::analysis::ir::Ir, value: NodeId) -> bool {
         ir.kind(ir.unparen(value)),
         Kind::Str { .. } | Kind::Template { .. } | Kind::Int(_) | Kind::Float | Kind::Const(_)
     )
+}
+
+/// Functions whose result is a type, never text.
+fn makes_types(name: &str) -> bool {
+    name.starts_with("typing.")
+        || name.starts_with("typing_extensions.")
+        || name.starts_with("enum.")
+        || matches!(
+            name,
+            "collections.namedtuple" | "dataclasses.make_dataclass" | "type"
+        )
 }

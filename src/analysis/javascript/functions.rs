@@ -14,7 +14,6 @@ use crate::analysis::{HUGE_ALLOCATION, NestedCode};
 
 pub fn report(e: &mut Engine, id: NodeId) {
     match e.ir.kind(id) {
-        Kind::ObjectPattern { .. } if pattern_source(e, id).is_none() => {}
         Kind::Attr { object, name } => {
             let name = e.name(name).to_owned();
             report_property(e, id, object, &name);
@@ -33,7 +32,10 @@ pub fn report(e: &mut Engine, id: NodeId) {
             report_call(e, id);
             report_tainted_call(e, id);
         }
-        Kind::ObjectPattern { .. } => report_destructuring(e, id),
+        Kind::ObjectPattern { .. } => {
+            report_pattern_keys(e, id);
+            report_destructuring(e, id);
+        }
         Kind::Name(_) => report_wrapper_arguments(e, id),
         Kind::With => report_with(e, id),
         Kind::Pair { key, .. } => report_prototype_key(e, id, key),
@@ -289,6 +291,15 @@ fn report_call(e: &mut Engine, call: NodeId) {
         if name == "worker_threads.Worker" {
             report_worker(e, call, &args);
         }
+        if PROTOTYPE_GETTERS.contains(&name.as_str()) && !only_inspected(e, call) {
+            e.dynamic(
+                call,
+                DynamicKind::UntrackedValue,
+                "the prototype of a value may be a library's (`Array.prototype`, \
+                 `EventEmitter.prototype`), whose members the analyzer reads as the library \
+                 defines them: compare it or list its keys, nothing else",
+            );
+        }
         if is_capability_listener_method(&name) {
             report_capability_listener(e, call, &name, &args);
         }
@@ -316,6 +327,48 @@ fn report_call(e: &mut Engine, call: NodeId) {
             DynamicKind::HugeAllocation,
             format!("`.{method}({n})`"),
         );
+    }
+}
+
+/// Functions that return an object's prototype.
+const PROTOTYPE_GETTERS: &[&str] = &["Object.getPrototypeOf", "Reflect.getPrototypeOf"];
+
+/// Functions that only read an object's own keys or values.
+const KEY_READERS: &[&str] = &[
+    "Object.keys",
+    "Object.values",
+    "Object.entries",
+    "Object.getOwnPropertyNames",
+    "Object.isFrozen",
+    "Object.isSealed",
+    "Object.isExtensible",
+];
+
+/// True when a prototype is only compared (`Object.getPrototypeOf(o) === Object.prototype`),
+/// has its keys read, or has its own prototype taken (judged in turn).
+fn only_inspected(e: &mut Engine, call: NodeId) -> bool {
+    let Some((parent, _)) = e.ir.context(call) else {
+        return false;
+    };
+    match e.ir.kind(parent) {
+        Kind::Binary {
+            op: crate::analysis::ir::BinOp::Compare,
+            ..
+        } => true,
+        Kind::Arg {
+            splat: crate::analysis::ir::Splat::None,
+            ..
+        } => e.ir.parent(parent).is_some_and(|reader| {
+            let Kind::Call { callee, .. } = e.ir.kind(reader) else {
+                return false;
+            };
+            let names = e.names_of(callee);
+            !names.is_empty()
+                && names.iter().all(|n| {
+                    KEY_READERS.contains(&n.as_str()) || PROTOTYPE_GETTERS.contains(&n.as_str())
+                })
+        }),
+        _ => false,
     }
 }
 
@@ -457,6 +510,44 @@ fn report_worker(e: &mut Engine, call: NodeId, args: &[NodeId]) {
             DynamicKind::DynamicImport,
             "`Worker` runs a script named at run time",
         );
+    }
+}
+
+/// What every object pattern reads, wherever it binds (a declaration, an assignment, a
+/// parameter, a loop head, a `catch`, an arrow given to `Array.from`): `{constructor: F}` is
+/// `x.constructor`, `Function` when `x` is any function, and a computed key is `x[k]`. A
+/// pattern whose value the analyzer cannot name is judged by its keys alone.
+fn report_pattern_keys(e: &mut Engine, pattern: NodeId) {
+    let Kind::ObjectPattern { entries } = e.ir.kind(pattern) else {
+        return;
+    };
+    let sourced = pattern_source(e, pattern).is_some();
+    for entry in e.ir.list(entries).to_vec() {
+        let Kind::PatternEntry { key, .. } = e.ir.kind(entry) else {
+            continue;
+        };
+        match e.fold(key, 0) {
+            Some(key) => {
+                crate::analysis::detect::report_special(e, entry, &key);
+                let tables = e.dialect.tables();
+                if !sourced
+                    && (tables.introspection_attributes.contains(&&*key)
+                        || CALL_STACK_PROPERTIES.contains(&&*key))
+                {
+                    e.dynamic(
+                        entry,
+                        DynamicKind::Introspection,
+                        format!("`{key}` destructured"),
+                    );
+                }
+            }
+            None if !sourced && !e.is_numeric(key) => e.dynamic(
+                entry,
+                DynamicKind::ComputedMember,
+                "takes a computed key out of a value the analyzer cannot name",
+            ),
+            None => {}
+        }
     }
 }
 

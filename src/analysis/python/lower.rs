@@ -72,6 +72,7 @@ struct Fields {
     subject: u16,
     subscript: u16,
     superclasses: u16,
+    type_parameters: u16,
     value: u16,
 }
 
@@ -101,6 +102,7 @@ fn fields() -> &'static Fields {
             subject: f("subject"),
             subscript: f("subscript"),
             superclasses: f("superclasses"),
+            type_parameters: f("type_parameters"),
             value: f("value"),
         }
     })
@@ -567,6 +569,23 @@ impl<'s> Lower<'s> {
                     }
                 }
             }
+            // `case C(name=pattern)` reads the subject's attribute `name` (as `getattr` does):
+            // an attribute of an object the analyzer does not name, judged by its name.
+            "keyword_pattern" => {
+                let children = named_children(node);
+                if let Some(&keyword) = children.first() {
+                    let attr = self.b.open(node.start_byte(), node.end_byte());
+                    let object = self
+                        .b
+                        .leaf(keyword.start_byte(), keyword.end_byte(), Kind::Other);
+                    let name = self.sym(keyword);
+                    self.b.close(attr, Kind::Attr { object, name });
+                    self.b.push(attr);
+                }
+                for child in children.into_iter().skip(1) {
+                    self.pattern(child);
+                }
+            }
             "as_pattern" => {
                 for child in named_children(node) {
                     if child.kind_name() == "as_pattern_target" {
@@ -648,6 +667,7 @@ impl<'s> Lower<'s> {
             let sym = self.sym(n);
             self.b.leaf(n.start_byte(), n.end_byte(), Kind::Bind(sym))
         });
+        self.type_parameter_bounds(def);
         if def.kind_name() == "class_definition" {
             let mark = self.b.mark();
             if let Some(args) = field(def, f.superclasses) {
@@ -694,6 +714,26 @@ impl<'s> Lower<'s> {
             },
         );
         id
+    }
+
+    /// `def f[T: bound]()`, `class C[T: (A, B)]`: a type parameter's bound or constraints are
+    /// evaluated when `__bound__` or `__constraints__` is first read, as an annotation is
+    /// when `typing.get_type_hints` reads it: lowered as annotations.
+    fn type_parameter_bounds(&mut self, def: Node) {
+        let Some(parameters) = field(def, self.f.type_parameters) else {
+            return;
+        };
+        let mark = self.b.mark();
+        for parameter in named_children(parameters) {
+            let constrained = named_children(parameter)
+                .into_iter()
+                .find(|c| c.kind_name() == "constrained_type");
+            if let Some(bound) = constrained.and_then(|c| named_children(c).get(1).copied()) {
+                let e = self.expr(bound);
+                self.b.push(e);
+            }
+        }
+        self.b.discard(mark);
     }
 
     fn parameters(&mut self, node: Node) -> List {

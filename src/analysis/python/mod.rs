@@ -2,7 +2,6 @@
 //! into the shared syntax; `tables` lists the names; `sizes` finds allocations too large for
 //! any sandbox; this file answers the engine's questions.
 
-mod backends;
 mod classes;
 mod deferred_loads;
 mod expressions;
@@ -10,6 +9,7 @@ mod formats;
 mod lower;
 mod members;
 mod reinit;
+mod settings;
 mod sizes;
 mod special_definitions;
 pub mod tables;
@@ -212,7 +212,8 @@ impl Dialect for Python {
             | "pathlib.PurePath"
             | "pathlib.PosixPath"
             | "pathlib.PurePosixPath" => StrFn::PathJoin,
-            "os.path.normpath" | "os.path.abspath" | "os.fspath" | "os.fsdecode" => StrFn::Same,
+            "os.path.abspath" | "os.path.realpath" => StrFn::PathResolve,
+            "os.path.normpath" | "os.fspath" | "os.fsdecode" => StrFn::Same,
             "os.path.expanduser" => StrFn::ExpandUser,
             _ => return None,
         })
@@ -242,7 +243,8 @@ impl Dialect for Python {
             "replace" => StrMethod::Replace,
             "split" => StrMethod::Split { max_splits: true },
             "joinpath" => StrMethod::JoinPath,
-            "resolve" | "absolute" | "as_posix" => StrMethod::Same,
+            "resolve" | "absolute" => StrMethod::Absolute,
+            "as_posix" => StrMethod::Same,
             "expanduser" => StrMethod::ExpandUser,
             "with_suffix" => StrMethod::WithSuffix,
             "with_name" => StrMethod::WithName,
@@ -264,12 +266,15 @@ impl Dialect for Python {
     fn path_method(&self, method: &str) -> Option<PathMethod> {
         Some(match method {
             "read_text" | "write_text" | "read_bytes" | "write_bytes" | "open" | "touch"
-            | "unlink" | "mkdir" | "rmdir" | "iterdir" | "glob" | "rglob" | "exists"
-            | "is_file" | "is_dir" | "stat" | "lstat" | "chmod" | "owner" | "group"
-            | "readlink" => PathMethod::OnReceiver,
-            "rename" | "replace" | "symlink_to" | "hardlink_to" | "link_to" | "samefile" => {
-                PathMethod::Argument(0, "target")
+            | "unlink" | "mkdir" | "rmdir" | "iterdir" | "glob" | "rglob" | "walk" | "exists"
+            | "is_file" | "is_dir" | "is_symlink" | "is_mount" | "is_junction" | "is_socket"
+            | "is_fifo" | "is_block_device" | "is_char_device" | "stat" | "lstat" | "chmod"
+            | "lchmod" | "owner" | "group" | "readlink" => PathMethod::OnReceiver,
+            "rename" | "replace" | "symlink_to" | "hardlink_to" | "link_to" | "copy" | "move" => {
+                PathMethod::ReceiverAndArgument(0, "target")
             }
+            "copy_into" | "move_into" => PathMethod::ReceiverAndArgument(0, "target_dir"),
+            "samefile" => PathMethod::ReceiverAndArgument(0, "other_path"),
             "to_csv" | "to_json" | "to_hdf" => PathMethod::Argument(0, "path_or_buf"),
             "to_excel" => PathMethod::Argument(0, "excel_writer"),
             "to_parquet" | "to_feather" | "to_stata" | "to_pickle" | "to_orc" => {
@@ -292,7 +297,23 @@ impl Dialect for Python {
         Some(match method {
             "read_text" => (3, &["encoding", "errors", "newline"]),
             "write_text" => (4, &["data", "encoding", "errors", "newline"]),
-            "read_bytes" | "rmdir" | "iterdir" | "lstat" | "readlink" => (0, &[]),
+            "read_bytes" | "rmdir" | "iterdir" | "lstat" | "readlink" | "is_symlink"
+            | "is_mount" | "is_junction" | "is_socket" | "is_fifo" | "is_block_device"
+            | "is_char_device" => (0, &[]),
+            "walk" => (3, &["top_down", "on_error", "follow_symlinks"]),
+            "lchmod" => (1, &["mode"]),
+            "copy" | "copy_into" => (
+                1,
+                &[
+                    "target",
+                    "target_dir",
+                    "follow_symlinks",
+                    "dirs_exist_ok",
+                    "preserve_metadata",
+                ],
+            ),
+            "move" => (1, &["target"]),
+            "move_into" => (1, &["target_dir"]),
             "write_bytes" => (1, &["data"]),
             "open" => (5, &["mode", "buffering", "encoding", "errors", "newline"]),
             "touch" => (2, &["mode", "exist_ok"]),
@@ -344,7 +365,7 @@ impl Dialect for Python {
                 sizes::report_call(e, id);
                 report_pickled_arrays(e, id);
                 expressions::report(e, id);
-                backends::report(e, id);
+                settings::report(e, id);
                 formats::report_call(e, id);
                 vectorizers::report(e, id);
                 classes::report(e, id);
@@ -353,9 +374,10 @@ impl Dialect for Python {
             }
             Kind::Class { .. } => special_definitions::report(e, id),
             Kind::Assign { .. } => {
-                backends::report(e, id);
+                settings::report(e, id);
                 vectorizers::report(e, id);
             }
+            Kind::AugAssign { .. } => settings::report(e, id),
             Kind::Pair { .. } => {
                 vectorizers::report(e, id);
                 deferred_loads::report(e, id);

@@ -25,6 +25,7 @@ const EVAL: &[&str] = &[
     "timeit.Timer",
     "timeit.main",
     "typing.ForwardRef",
+    "matplotlib.rcsetup.validate_cycler",
     "typing._eval_type",
     "pdb.run",
     "pdb.runeval",

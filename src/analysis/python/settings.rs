@@ -1,0 +1,573 @@
+//! Library settings that load code. pandas imports whatever module its `plotting.backend`
+//! option names (and `plot(backend=name)`); matplotlib imports `name` for a backend written
+//! `module://name`, and evaluates text given for `axes.prop_cycle` as Python (its
+//! `validate_cycler`), wherever the setting comes from: `rcParams`, `rc`, `rc_context`, a
+//! style (a mapping, or a file it reads).
+//!
+//! The writes are found by what they write, not by one spelling: every pandas option setter
+//! (`set_option`, `option_context`, which select options by a case-insensitive regular
+//! expression), attribute stores and `setattr` on `pandas.options`, every write into
+//! matplotlib's `rcParams` (item stores, `update`/`setdefault`, `|=`, the `dict` methods called
+//! on it, `RcParams(...)`, `rc_context`, `rc`), styles, and a `backend=` keyword, written or
+//! inside `**{...}`, on the plotting and saving calls that take one.
+
+use crate::analysis::engine::Engine;
+use crate::analysis::engine::rewrites::is_store_target;
+use crate::analysis::facts::{DynamicKind, FactKind};
+use crate::analysis::ir::{CollectionKind, Kind, NodeId, Splat, Sym};
+
+/// What a setting does with its value.
+#[derive(Clone, Copy)]
+enum Effect {
+    /// pandas' plotting backend: imports any name but its own.
+    ImportAny,
+    /// matplotlib's backend: imports `name` for `module://name`.
+    ImportModuleUrl,
+    /// matplotlib's `axes.prop_cycle`: text is evaluated as Python.
+    EvaluateText,
+}
+
+/// The settings of matplotlib's `rcParams` that load code, by key.
+const RC_SETTINGS: &[(&str, Effect)] = &[
+    ("backend", Effect::ImportModuleUrl),
+    ("axes.prop_cycle", Effect::EvaluateText),
+];
+
+/// Functions whose argument at the index names a matplotlib backend.
+const BACKEND_SETTERS: &[(&str, usize, &str)] = &[
+    ("matplotlib.use", 0, "backend"),
+    ("matplotlib.pyplot.switch_backend", 0, "newbackend"),
+];
+
+/// pandas' functions that set options from (pattern, value) pairs.
+const PANDAS_OPTION_SETTERS: &[&str] = &["pandas.set_option", "pandas.option_context"];
+
+/// Functions that write a mapping of settings (the argument at the index or keyword, and
+/// their own keywords) into `rcParams`.
+const RC_WRITERS: &[(&str, usize, &str)] = &[
+    ("matplotlib.rc_context", 0, "rc"),
+    ("matplotlib.pyplot.rc_context", 0, "rc"),
+    ("matplotlib.RcParams", 0, ""),
+];
+
+/// `rc(group, **settings)`: each keyword is the setting `group.keyword`.
+const GROUP_WRITERS: &[&str] = &["matplotlib.rc", "matplotlib.pyplot.rc"];
+
+/// Functions that apply a style: a library style's name, a mapping, a file or URL, or a list
+/// of those.
+const STYLE_USERS: &[&str] = &[
+    "matplotlib.style.use",
+    "matplotlib.style.context",
+    "matplotlib.pyplot.style.use",
+    "matplotlib.pyplot.style.context",
+    "matplotlib.style.core.use",
+    "matplotlib.style.core.context",
+];
+
+/// Functions that read settings from files the snippet may have written.
+const SETTINGS_FILE_READERS: &[&str] = &[
+    "matplotlib.rc_file",
+    "matplotlib.rc_params_from_file",
+    "matplotlib.pyplot.rc_file",
+    "matplotlib.style.reload_library",
+    "matplotlib.style.core.reload_library",
+    "matplotlib.pyplot.style.reload_library",
+];
+
+/// Methods that write into the mapping they are called on (or, called as `dict.m(d, ...)`, into
+/// their first argument).
+const MAPPING_WRITERS: &[&str] = &["update", "setdefault", "__setitem__", "__ior__", "_set"];
+
+/// Methods that take `backend=`: pandas' plotting methods (on objects the analyzer does not
+/// know), which import any name, and matplotlib's saving ones, which import `module://` names.
+const PLOT_METHODS: &[&str] = &[
+    "plot", "hist", "boxplot", "scatter", "line", "bar", "barh", "area", "pie", "kde", "density",
+    "hexbin",
+];
+const SAVE_METHODS: &[&str] = &["savefig", "print_figure"];
+
+/// Functions whose result is a cycler, never text.
+const CYCLERS: &[&str] = &[
+    "cycler.cycler",
+    "matplotlib.cycler",
+    "matplotlib.rcsetup.cycler",
+];
+
+/// The option pandas selects for its plotting backend.
+const PANDAS_BACKEND_OPTION: &str = "plotting.backend";
+
+/// How many names bound to names a mapping is followed through.
+const MAX_ALIASES: usize = 4;
+
+pub fn report(e: &mut Engine, id: NodeId) {
+    match e.ir.kind(id) {
+        Kind::Call { callee, .. } => report_call(e, id, callee),
+        // `pd.options.plotting.backend = name`, `mpl.rcParams["backend"] = name`
+        Kind::Assign { targets, value } => {
+            for &target in e.ir.list(targets).to_vec().iter() {
+                for effect in store_effects(e, target) {
+                    report_value(e, target, Some(value), effect);
+                }
+            }
+        }
+        // `mpl.rcParams |= {"backend": name}`
+        Kind::AugAssign {
+            target,
+            value: Some(value),
+        } if is_rc_params(e, target) => report_rc_mapping(e, id, value),
+        _ => {}
+    }
+}
+
+fn report_call(e: &mut Engine, call: NodeId, callee: NodeId) {
+    let names: Vec<String> = e
+        .resolve(callee, 0)
+        .iter()
+        .filter_map(|m| e.path_text(m.value).map(str::to_owned))
+        .collect();
+    let splatted = e.splatted(call);
+    for name in &names {
+        let name = name.as_str();
+        if let Some(&(_, index, keyword)) = BACKEND_SETTERS.iter().find(|(n, ..)| *n == name) {
+            let value = (!splatted).then(|| e.arg(call, index, keyword)).flatten();
+            report_value(e, call, value, Effect::ImportModuleUrl);
+        }
+        if PANDAS_OPTION_SETTERS.contains(&name) {
+            report_pandas_options(e, call);
+        }
+        if let Some(&(_, index, keyword)) = RC_WRITERS.iter().find(|(n, ..)| *n == name) {
+            report_rc_arguments(e, call, e.arg(call, index, keyword));
+        }
+        if GROUP_WRITERS.contains(&name) {
+            report_group_settings(e, call);
+        }
+        if STYLE_USERS.contains(&name) {
+            let style = (!splatted).then(|| e.arg(call, 0, "style")).flatten();
+            report_style(e, call, style, 0);
+        }
+        if SETTINGS_FILE_READERS.contains(&name) || name.ends_with("rc_context") {
+            report_settings_file(e, call, name);
+        }
+        if name == "setattr" {
+            report_setattr(e, call);
+        }
+        // `dict.update(mpl.rcParams, {...})`
+        if let Some(method) = name.strip_prefix("dict.")
+            && MAPPING_WRITERS.contains(&method)
+            && let Some(&target) = e.positional_args(call).first()
+            && is_rc_params(e, target)
+        {
+            let rest = e.positional_args(call).get(1).copied();
+            report_rc_arguments(e, call, rest);
+        }
+    }
+    let Kind::Attr { object, name } = e.ir.kind(callee) else {
+        return;
+    };
+    let method = e.name(name).to_owned();
+    if MAPPING_WRITERS.contains(&method.as_str()) && is_rc_params(e, object) {
+        report_rc_arguments(e, call, e.positional_args(call).first().copied());
+    }
+    report_backend_keyword(e, call, &names, &method);
+}
+
+/// `df.plot(backend=name)`, `fig.savefig(..., backend="module://name")`, also inside `**{}`.
+fn report_backend_keyword(e: &mut Engine, call: NodeId, names: &[String], method: &str) {
+    // `plt.hist(x, **style)`: matplotlib's own plotting functions take no backend.
+    let matplotlib_plotting = !names.is_empty()
+        && names
+            .iter()
+            .all(|n| n.starts_with("matplotlib.") && !SAVE_METHODS.iter().any(|s| n.ends_with(s)));
+    let effect = if PLOT_METHODS.contains(&method) && !matplotlib_plotting {
+        Effect::ImportAny
+    } else if SAVE_METHODS.contains(&method) {
+        Effect::ImportModuleUrl
+    } else {
+        return;
+    };
+    if let Some(value) = e.keyword_arg(call, "backend") {
+        report_value(e, call, Some(value), effect);
+    }
+    for splat in keyword_splats(e, call) {
+        let entry = mapping_value(e, splat, "backend", 0);
+        report_entry(e, splat, entry, effect);
+    }
+}
+
+/// `set_option(pattern, value, ...)`, `option_context(pattern, value, ...)`.
+fn report_pandas_options(e: &mut Engine, call: NodeId) {
+    let args = e.positional_args(call);
+    for pair in args.chunks(2) {
+        let key = e.fold(pair[0], 0);
+        if may_select_backend(key.as_deref()) {
+            report_value(e, call, pair.get(1).copied(), Effect::ImportAny);
+        }
+    }
+    if e.splatted(call) {
+        report_value(e, call, None, Effect::ImportAny);
+    }
+}
+
+/// `rc("axes", prop_cycle=...)`: the keywords are settings of the groups named first.
+fn report_group_settings(e: &mut Engine, call: NodeId) {
+    if e.splatted(call) {
+        for &(_, effect) in RC_SETTINGS {
+            report_value(e, call, None, effect);
+        }
+        return;
+    }
+    let groups: Option<Vec<String>> = match e.positional_args(call).first() {
+        Some(&group) => match e.ir.kind(e.ir.unparen(group)) {
+            Kind::Collection { items, .. } => {
+                let items = e.ir.list(items).to_vec();
+                items
+                    .into_iter()
+                    .map(|i| e.fold(i, 0).map(|s| s.to_string()))
+                    .collect()
+            }
+            _ => e.fold(group, 0).map(|g| vec![g.to_string()]),
+        },
+        None => Some(Vec::new()),
+    };
+    let Kind::Call { args, .. } = e.ir.kind(call) else {
+        return;
+    };
+    for arg in e.ir.list(args).to_vec() {
+        let Kind::Arg {
+            name: Some(keyword),
+            value,
+            ..
+        } = e.ir.kind(arg)
+        else {
+            continue;
+        };
+        let keyword = e.name(keyword);
+        for &(key, effect) in RC_SETTINGS {
+            let named = groups
+                .as_ref()
+                .is_none_or(|gs| gs.iter().any(|g| format!("{g}.{keyword}") == key));
+            if named {
+                report_value(e, call, Some(value), effect);
+            }
+        }
+    }
+}
+
+/// A style: a library style's name is the library's; a mapping is settings; a file, a URL or
+/// a package's style is settings the analyzer cannot read.
+fn report_style(e: &mut Engine, call: NodeId, style: Option<NodeId>, depth: usize) {
+    let Some(style) = style.filter(|_| depth <= MAX_ALIASES) else {
+        return report_entry(e, call, Entry::Unknown, Effect::EvaluateText);
+    };
+    if let Kind::Collection {
+        kind: CollectionKind::List | CollectionKind::Tuple,
+        items,
+    } = e.ir.kind(e.ir.unparen(style))
+    {
+        for item in e.ir.list(items).to_vec() {
+            report_style(e, call, Some(item), depth + 1);
+        }
+        return;
+    }
+    if let Some(name) = e.fold(style, 0) {
+        let library_style = !name.contains(['/', '.', ':', '\\']);
+        if !library_style {
+            e.dynamic(
+                call,
+                DynamicKind::CodeEval,
+                "a style read from a file or package: matplotlib evaluates its \
+                 `axes.prop_cycle` text as Python",
+            );
+        }
+        return;
+    }
+    let entry = mapping_value(e, style, "axes.prop_cycle", 0);
+    report_entry(e, style, entry, Effect::EvaluateText);
+}
+
+/// `rc_file(path)`, `rc_context(fname=path)`, `style.reload_library()`: settings read from a
+/// file the snippet may have written.
+fn report_settings_file(e: &mut Engine, call: NodeId, name: &str) {
+    let reads_file = !name.ends_with("rc_context") || e.arg(call, 1, "fname").is_some();
+    if reads_file {
+        e.dynamic(
+            call,
+            DynamicKind::CodeEval,
+            "settings read from a file: matplotlib evaluates their `axes.prop_cycle` text as \
+             Python",
+        );
+    }
+}
+
+/// `setattr(pd.options.plotting, "backend", name)`.
+fn report_setattr(e: &mut Engine, call: NodeId) {
+    let args = e.positional_args(call);
+    if e.splatted(call) {
+        if args.first().is_none_or(|&o| is_pandas_options(e, o)) {
+            report_value(e, call, None, Effect::ImportAny);
+        }
+        return;
+    }
+    let [object, attribute, value] = args[..] else {
+        return;
+    };
+    if is_pandas_options(e, object)
+        && e.fold(attribute, 0)
+            .is_none_or(|a| a.eq_ignore_ascii_case("backend"))
+    {
+        report_value(e, call, Some(value), Effect::ImportAny);
+    }
+}
+
+/// The keyword arguments and the mapping at `mapping` (if any) of a call that writes them all
+/// into `rcParams`.
+fn report_rc_arguments(e: &mut Engine, call: NodeId, mapping: Option<NodeId>) {
+    for &(key, effect) in RC_SETTINGS {
+        if let Some(value) = e.keyword_arg(call, key) {
+            report_value(e, call, Some(value), effect);
+        }
+        if e.splatted(call) {
+            report_value(e, call, None, effect);
+        }
+    }
+    if let Some(mapping) = mapping {
+        report_rc_mapping(e, call, mapping);
+    }
+}
+
+/// A mapping written into `rcParams`: each setting it may hold.
+fn report_rc_mapping(e: &mut Engine, at: NodeId, mapping: NodeId) {
+    for &(key, effect) in RC_SETTINGS {
+        let entry = mapping_value(e, mapping, key, 0);
+        report_entry(e, at, entry, effect);
+    }
+}
+
+/// The values of a call's `**` arguments.
+fn keyword_splats(e: &Engine, call: NodeId) -> Vec<NodeId> {
+    let Kind::Call { args, .. } = e.ir.kind(call) else {
+        return Vec::new();
+    };
+    e.ir.list(args)
+        .iter()
+        .filter_map(|&a| match e.ir.kind(a) {
+            Kind::Arg {
+                value,
+                splat: Splat::Keywords,
+                ..
+            } => Some(value),
+            _ => None,
+        })
+        .collect()
+}
+
+/// What a mapping holds under `key`.
+enum Entry {
+    /// Proven not to hold it.
+    Absent,
+    Value(NodeId),
+    /// Not a mapping the analyzer can read: it may hold anything.
+    Unknown,
+}
+
+fn report_entry(e: &mut Engine, at: NodeId, entry: Entry, effect: Effect) {
+    match entry {
+        Entry::Absent => {}
+        Entry::Value(value) => report_value(e, at, Some(value), effect),
+        // Settings from elsewhere are ordinary code: only strict, which allows nothing it
+        // cannot follow, refuses them.
+        Entry::Unknown => e.dynamic(
+            at,
+            DynamicKind::UntrackedValue,
+            "settings the analyzer cannot read may name a module to import (`backend`) or \
+             text matplotlib evaluates as Python (`axes.prop_cycle`)",
+        ),
+    }
+}
+
+fn mapping_value(e: &mut Engine, mapping: NodeId, key: &str, depth: usize) -> Entry {
+    let mapping = e.ir.unparen(mapping);
+    match e.ir.kind(mapping) {
+        Kind::Collection {
+            kind: CollectionKind::Map,
+            items,
+        } => {
+            let mut found = Entry::Absent;
+            for item in e.ir.list(items).to_vec() {
+                let Kind::Pair { key: k, value } = e.ir.kind(item) else {
+                    return Entry::Unknown; // `{**other}`
+                };
+                match e.fold(k, 0) {
+                    Some(text) if &*text != key => {}
+                    Some(_) => found = Entry::Value(value),
+                    None => return Entry::Unknown,
+                }
+            }
+            found
+        }
+        // `dict(color="red")`
+        Kind::Call { callee, .. } if e.names_of(callee) == ["dict"] => {
+            if e.splatted(mapping) || !e.positional_args(mapping).is_empty() {
+                Entry::Unknown
+            } else {
+                e.keyword_arg(mapping, key)
+                    .map_or(Entry::Absent, Entry::Value)
+            }
+        }
+        Kind::Name(sym) if depth < MAX_ALIASES => name_mapping_value(e, sym, mapping, key, depth),
+        _ => Entry::Unknown,
+    }
+}
+
+/// A name that only ever holds mappings the analyzer can read, and is used nowhere but as an
+/// argument (`**name`, `update(name)`), where nothing adds an entry to it: what those mappings
+/// hold.
+fn name_mapping_value(e: &mut Engine, sym: Sym, at: NodeId, key: &str, depth: usize) -> Entry {
+    let declaring = e.dialect.declaring();
+    let lookup = e.scopes.lookup(sym, e.scopes.scope_of(at), declaring);
+    let [scope] = lookup.scopes[..] else {
+        return Entry::Unknown;
+    };
+    let only_passed = (0..e.ir.nodes.len() as NodeId).all(|id| {
+        !matches!(e.ir.kind(id), Kind::Name(s) if s == sym)
+            || e.scopes.lookup(sym, e.scopes.scope_of(id), declaring).scopes != [scope]
+            || e.ir.parent(id).is_some_and(|arg| {
+                matches!(e.ir.kind(arg), Kind::Arg { splat: Splat::Keywords | Splat::None, name: None, value } if value == id)
+            })
+    });
+    if !only_passed {
+        return Entry::Unknown;
+    }
+    let mut found = Entry::Absent;
+    let readable = e.every_bind(sym, at, |e, bind| {
+        let Some(parent) = e.ir.parent(bind) else {
+            return false;
+        };
+        let Kind::Assign { targets, value } = e.ir.kind(parent) else {
+            return false;
+        };
+        if !e.ir.list(targets).contains(&bind) {
+            return false;
+        }
+        match mapping_value(e, value, key, depth + 1) {
+            Entry::Absent => true,
+            Entry::Value(v) => {
+                found = Entry::Value(v);
+                true
+            }
+            Entry::Unknown => false,
+        }
+    });
+    if readable { found } else { Entry::Unknown }
+}
+
+/// True when a pandas option pattern may select `plotting.backend`: pandas takes an exact
+/// option name, else searches every name with the pattern as a case-insensitive regular
+/// expression. A pattern of letters, digits, `_` and `.` (any character) is matched here as
+/// pandas would; any other pattern, or one that does not fold, may select it.
+fn may_select_backend(key: Option<&str>) -> bool {
+    let Some(key) = key else {
+        return true;
+    };
+    if !key
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
+    {
+        return true;
+    }
+    let pattern = key.as_bytes();
+    let option = PANDAS_BACKEND_OPTION.as_bytes();
+    pattern.is_empty()
+        || option.windows(pattern.len()).any(|window| {
+            window
+                .iter()
+                .zip(pattern)
+                .all(|(o, p)| *p == b'.' || o.eq_ignore_ascii_case(p))
+        })
+}
+
+/// What a store sets, if it sets a setting that loads code: an attribute `backend` of pandas'
+/// options, or `rcParams[key]` for such a key (or a key computed at run time).
+fn store_effects(e: &mut Engine, target: NodeId) -> Vec<Effect> {
+    if !is_store_target(e, target) {
+        return Vec::new();
+    }
+    match e.ir.kind(target) {
+        Kind::Attr { object, name } if e.name(name) == "backend" => {
+            if is_pandas_options(e, object) {
+                vec![Effect::ImportAny]
+            } else {
+                Vec::new()
+            }
+        }
+        Kind::Index { object, key } if is_rc_params(e, object) => {
+            let key = e.fold(key, 0);
+            RC_SETTINGS
+                .iter()
+                .filter(|(k, _)| key.as_deref().is_none_or(|key| key == *k))
+                .map(|&(_, effect)| effect)
+                .collect()
+        }
+        _ => Vec::new(),
+    }
+}
+
+fn is_pandas_options(e: &mut Engine, id: NodeId) -> bool {
+    resolves_to(e, id, |p| p.starts_with("pandas.options"))
+}
+
+fn is_rc_params(e: &mut Engine, id: NodeId) -> bool {
+    resolves_to(e, id, |p| {
+        p.starts_with("matplotlib") && p.ends_with("rcParams")
+    })
+}
+
+fn resolves_to(e: &mut Engine, id: NodeId, wanted: impl Fn(&str) -> bool) -> bool {
+    e.resolve(id, 0)
+        .iter()
+        .any(|m| e.path_text(m.value).is_some_and(&wanted))
+}
+
+/// What a setting's value does: the import it makes, or the text it runs.
+fn report_value(e: &mut Engine, at: NodeId, value: Option<NodeId>, effect: Effect) {
+    if let (Effect::EvaluateText, Some(v)) = (effect, value)
+        && let Kind::Call { callee, .. } = e.ir.kind(e.ir.unparen(v))
+        && e.names_of(callee)
+            .iter()
+            .any(|n| CYCLERS.contains(&n.as_str()))
+    {
+        return; // `cycler(color=[...])`: a cycler, not text
+    }
+    let folded = value.and_then(|v| e.fold(v, 0));
+    match (effect, folded) {
+        (Effect::EvaluateText, Some(_)) => e.dynamic(
+            at,
+            DynamicKind::CodeEval,
+            "matplotlib evaluates text given for `axes.prop_cycle` as Python",
+        ),
+        (Effect::EvaluateText, None) => e.dynamic(
+            at,
+            DynamicKind::UntrackedValue,
+            "a value for `axes.prop_cycle` that may be text, which matplotlib evaluates as \
+             Python: write `cycler(...)` there",
+        ),
+        (_, Some(name)) => {
+            let module = match (effect, name.strip_prefix("module://")) {
+                (_, Some(module)) => module,
+                (Effect::ImportAny, None) if &*name != "matplotlib" => &name,
+                _ => return, // the library's own backend
+            };
+            e.push(
+                at,
+                FactKind::Import {
+                    module: module.to_owned(),
+                },
+            );
+        }
+        (_, None) => e.dynamic(
+            at,
+            DynamicKind::DynamicImport,
+            "a plotting backend named at run time is imported by that name",
+        ),
+    }
+}

@@ -71,12 +71,117 @@ pub fn report(e: &mut Engine, call: NodeId) {
         }
     }
     if receiver {
-        let path = e.fold(object, 0);
+        let path = e.fold(object, 0).map(|p| p.to_string());
+        let path = path.or_else(|| listed_entry(e, object));
         push_readings(e, call, &function, path.as_deref());
     }
     if let Some(arg) = target {
-        let path = e.fold(arg, 0);
+        let path = e.fold(arg, 0).map(|p| p.to_string());
+        let path = path.or_else(|| listed_entry(e, arg));
         push_readings(e, call, &function, path.as_deref());
+    }
+}
+
+/// The name of an entry of a directory listing, in a path: one or more components below the
+/// directory listed, none of them `.` or `..` (listings give neither).
+const LISTED_ENTRY: &str = "<entry>";
+
+/// A name bound only by loops over listings of one directory the analyzer can fold
+/// (`for name in os.listdir(d)`, `for p in Path(d).glob('*.csv')`, `for (const f of
+/// fs.readdirSync(d))`), used as it is: an entry below `d`, whatever its name. Anything done
+/// to the name first (a replacement, a slice) makes it unknown: only the name itself is one.
+fn listed_entry(e: &mut Engine, value: NodeId) -> Option<String> {
+    let Kind::Name(sym) = e.ir.kind(e.ir.unparen(value)) else {
+        return None;
+    };
+    let mut listed: Option<String> = None;
+    let only_listings = e.every_bind(sym, value, |e, bind| {
+        let iter =
+            e.ir.parent(bind)
+                .and_then(|parent| match e.ir.kind(parent) {
+                    Kind::For {
+                        target,
+                        iter,
+                        keys: false,
+                        ..
+                    }
+                    | Kind::CompFor { target, iter }
+                        if target == bind =>
+                    {
+                        Some(iter)
+                    }
+                    _ => None,
+                });
+        match iter.and_then(|iter| listed_directory(e, iter)) {
+            Some(dir) if listed.as_ref().is_none_or(|d| *d == dir) => {
+                listed = Some(dir);
+                true
+            }
+            _ => false,
+        }
+    });
+    let dir = listed.filter(|_| only_listings)?;
+    Some(format!("{dir}/{LISTED_ENTRY}"))
+}
+
+/// The directory a listing call lists, when it folds and the listing cannot reach above it.
+fn listed_directory(e: &mut Engine, call: NodeId) -> Option<String> {
+    let call = e.ir.unparen(call);
+    let Kind::Call { callee, .. } = e.ir.kind(call) else {
+        return None;
+    };
+    if e.splatted(call) {
+        return None;
+    }
+    let args = e.positional_args(call);
+    let names = e.names_of(callee);
+    if !names.is_empty() {
+        let [name] = &names[..] else {
+            return None;
+        };
+        return match name.as_str() {
+            "os.listdir" | "os.scandir" | "fs.readdirSync" if args.len() <= 2 => {
+                match args.first() {
+                    Some(&dir) => e.fold(dir, 0).map(|d| d.to_string()),
+                    None => Some(".".to_owned()),
+                }
+            }
+            "glob.glob" | "glob.iglob" if args.len() == 1 => {
+                let pattern = e.fold(args[0], 0)?;
+                glob_base(&pattern)
+            }
+            _ => None,
+        };
+    }
+    // `Path(d).iterdir()`, `Path(d).glob(pattern)` on a path the analyzer folds.
+    let Kind::Attr { object, name } = e.ir.kind(callee) else {
+        return None;
+    };
+    let dir = e.fold(object, 0)?.to_string();
+    match (e.name(name), &args[..]) {
+        ("iterdir", []) => Some(dir),
+        ("glob" | "rglob", [pattern]) => {
+            let pattern = e.fold(*pattern, 0)?;
+            glob_base(&pattern).map(|base| format!("{dir}/{base}"))
+        }
+        _ => None,
+    }
+}
+
+/// The fixed directory a glob pattern lists below: its components before the first with a
+/// wildcard. A pattern with a `..` component may climb, so it has none.
+fn glob_base(pattern: &str) -> Option<String> {
+    if pattern.split('/').any(|part| part == "..") {
+        return None;
+    }
+    let parts: Vec<&str> = pattern
+        .split('/')
+        .take_while(|part| !part.contains(['*', '?', '[']))
+        .collect();
+    match parts.join("/") {
+        base if base.is_empty() && pattern.starts_with('/') => Some("/".to_owned()),
+        base if base.is_empty() => Some(".".to_owned()),
+        base => Some(base),
     }
 }
 
@@ -278,6 +383,9 @@ fn report_arguments(
 fn folded_paths(e: &mut Engine, value: NodeId) -> Vec<Option<String>> {
     if let Some(path) = e.fold(value, 0) {
         return vec![Some(path.to_string())];
+    }
+    if let Some(entry) = listed_entry(e, value) {
+        return vec![Some(entry)];
     }
     match e.fold_candidates(value) {
         Some(texts) if !texts.is_empty() => texts.iter().map(|t| Some(t.to_string())).collect(),

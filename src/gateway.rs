@@ -200,9 +200,9 @@ impl Gateway {
         carried: &Carried,
     ) -> Result<(Judgement, Carried), GatewayError> {
         check_size(code)?;
-        let analysis = analyze_with(language, code.as_bytes(), carried);
+        let (analysis, carried) = analyze_with(language, code.as_bytes(), carried);
         let judgement = self.judge(language, &analysis).await?;
-        Ok((judgement, analysis.carried))
+        Ok((judgement, carried))
     }
 
     /// The whole pipeline. A denial is a normal outcome (`ran: false`), not an error.

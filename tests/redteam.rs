@@ -195,7 +195,7 @@ fn strict_denies_this_bound_by_the_runtime() {
         "const g = (() => this)()\nconsole.log(g.process.env)\n",
     ];
     for code in in_session {
-        let call = analyze_with(Language::JavaScript, code.as_bytes(), &Carried::default());
+        let (call, _) = analyze_with(Language::JavaScript, code.as_bytes(), &Carried::default());
         assert_eq!(policy.judge(&call).verdict, Verdict::Deny, "{code}");
     }
     // The same top-level `this` in a single run is `module.exports`, an empty object.
@@ -313,20 +313,21 @@ fn strict_denies_the_sixth_pass_classes() {
     // A session carries which names may hold text: a later call's annotation is judged by it,
     // and a class defined earlier stays a type.
     let policy = load("strict").unwrap();
-    let first = analyze(
+    let (_, first) = analyze_with(
         Language::Python,
         b"import json\nfrom dataclasses import dataclass\ncode = json.loads('\"int\"')\n@dataclass\nclass Point:\n    x: int\n",
+        &Carried::default(),
     );
-    let text_later = analyze_with(
+    let (text_later, _) = analyze_with(
         Language::Python,
         b"import typing\nclass K:\n    a: list[code]\nprint(typing.get_type_hints(K))\n",
-        &first.carried,
+        &first,
     );
     assert_eq!(policy.judge(&text_later).verdict, Verdict::Deny);
-    let class_later = analyze_with(
+    let (class_later, _) = analyze_with(
         Language::Python,
         b"def norm(p: Point) -> float:\n    return abs(p.x)\n",
-        &first.carried,
+        &first,
     );
     assert_eq!(policy.judge(&class_later).verdict, Verdict::Allow);
 }

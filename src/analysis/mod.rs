@@ -153,9 +153,6 @@ struct NestedCode {
 pub struct Analysis {
     pub language: Language,
     pub facts: Vec<Fact>,
-    /// What the snippet's module level binds (merged over what it was given), for judging a
-    /// later snippet that runs with the same globals.
-    pub carried: Carried,
     source: String,
     tree: Option<Tree>,
     /// Work the analysis took, in steps of its budget, nested code included.
@@ -191,23 +188,28 @@ pub fn is_python_stdlib_module(name: &str) -> bool {
 
 /// Analyzes `source` as `language`. Never panics on any input.
 pub fn analyze(language: Language, source: &[u8]) -> Analysis {
-    analyze_at(language, source, 0, &Carried::default(), Role::Program)
+    analyze_at(language, source, 0, &Carried::default(), Role::Program).0
 }
 
 /// Analyzes `source` as one call of a session: code that runs after earlier code bound the
 /// names in `context` (a name bound there is not a free name here), and before later calls
 /// that may call its functions (so a parameter's values are not read from the calls seen).
-pub fn analyze_with(language: Language, source: &[u8], context: &Carried) -> Analysis {
-    analyze_at(language, source, 0, context, Role::SessionCall)
+/// Also returns what the snippet's module level binds (merged over `context`), for judging
+/// the session's next call.
+pub fn analyze_with(language: Language, source: &[u8], context: &Carried) -> (Analysis, Carried) {
+    let (analysis, carried) = analyze_at(language, source, 0, context, Role::SessionCall);
+    (analysis, carried.unwrap_or_else(|| context.clone()))
 }
 
+/// The analysis, and, for a session's call, the names its module level binds (worked out only
+/// then, or for nested code that runs with them: a lint run has no use for them).
 fn analyze_at(
     language: Language,
     source: &[u8],
     depth: usize,
     context: &Carried,
     role: Role,
-) -> Analysis {
+) -> (Analysis, Option<Carried>) {
     let start_span = Span {
         start_byte: 0,
         end_byte: 0,
@@ -216,7 +218,7 @@ fn analyze_at(
     };
     if source.len() > MAX_SOURCE_BYTES {
         let text = String::from_utf8_lossy(&source[..MAX_SOURCE_BYTES]).into_owned();
-        return Analysis {
+        let analysis = Analysis {
             language,
             facts: vec![Fact {
                 kind: FactKind::Dynamic {
@@ -228,11 +230,11 @@ fn analyze_at(
                 },
                 span: start_span,
             }],
-            carried: context.clone(),
             source: text,
             tree: None,
             steps: 0,
         };
+        return (analysis, None);
     }
     let (text, encoding_problem) = match std::str::from_utf8(source) {
         Ok(text) => (text.to_owned(), None),
@@ -278,14 +280,14 @@ fn analyze_at(
         });
         None
     }) else {
-        return Analysis {
+        let analysis = Analysis {
             language,
             facts,
-            carried: context.clone(),
             source: text,
             tree: None,
             steps: 0,
         };
+        return (analysis, None);
     };
     let mut out = collect::Collector::new(&text);
     for fact in facts {
@@ -327,9 +329,10 @@ fn analyze_at(
     }
     let mut engine = engine::Engine::new(&ir, &text, dialect, out, context, role, strict_mode);
     engine.run();
-    let carried = engine.carried();
-    let mut steps = engine.steps_spent();
     let nested = std::mem::take(&mut engine.nested);
+    let carried = (role == Role::SessionCall || nested.iter().any(|n| n.context.is_none()))
+        .then(|| engine.carried());
+    let mut steps = engine.steps_spent();
     let mut out = engine.into_collector();
     for inner in nested {
         if depth + 1 >= MAX_NESTED_DEPTH {
@@ -342,8 +345,12 @@ fn analyze_at(
             );
             continue;
         }
-        let context = inner.context.as_ref().unwrap_or(&carried);
-        let analysis = analyze_at(
+        let context = inner
+            .context
+            .as_ref()
+            .or(carried.as_ref())
+            .unwrap_or(context);
+        let (analysis, _) = analyze_at(
             language,
             inner.code.as_bytes(),
             depth + 1,
@@ -374,14 +381,14 @@ fn analyze_at(
         }
     }
     let facts = out.into_facts();
-    Analysis {
+    let analysis = Analysis {
         language,
         facts,
-        carried,
         source: text,
         tree: Some(tree),
         steps,
-    }
+    };
+    (analysis, carried.filter(|_| role == Role::SessionCall))
 }
 
 /// True when `name` is `prefix` or lies under it at a dot boundary (`os.path` under `os`).

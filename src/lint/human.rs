@@ -17,37 +17,42 @@ fn label(action: Action) -> &'static str {
     }
 }
 
-pub fn render_human(policy: &Policy, reports: &[FileReport], summary: &Summary) -> String {
+/// One file's diagnostics and its closing line.
+pub(super) fn render_file(report: &FileReport, source: &str) -> String {
     let mut out = String::new();
-    for report in reports {
-        for f in &report.findings {
-            let _ = writeln!(out, "{}[{}]: {}", label(f.action), f.rule, f.detail);
-            let width = f.span.map_or(1, |s| {
-                report.source[s.start_byte..s.end_byte]
-                    .lines()
-                    .next()
-                    .map_or(1, |l| l.chars().count())
-            });
-            out.push_str(&render_snippet(
-                &report.path,
-                &report.source,
-                f.line,
-                f.column,
-                width,
-                "",
-            ));
-            let pad = " ".repeat(f.line.to_string().len());
-            let _ = writeln!(out, "{pad} = {}\n", f.message);
-        }
-        let _ = writeln!(
-            out,
-            "{}: {} ({} finding{})",
-            report.path,
-            report.verdict.as_str(),
-            report.findings.len(),
-            if report.findings.len() == 1 { "" } else { "s" }
-        );
+    for f in &report.findings {
+        let _ = writeln!(out, "{}[{}]: {}", label(f.action), f.rule, f.detail);
+        let width = f.span.map_or(1, |s| {
+            source[s.start_byte..s.end_byte]
+                .lines()
+                .next()
+                .map_or(1, |l| l.chars().count())
+        });
+        out.push_str(&render_snippet(
+            &report.path,
+            source,
+            f.line,
+            f.column,
+            width,
+            "",
+        ));
+        let pad = " ".repeat(f.line.to_string().len());
+        let _ = writeln!(out, "{pad} = {}\n", f.message);
     }
+    let _ = writeln!(
+        out,
+        "{}: {} ({} finding{})",
+        report.path,
+        report.verdict.as_str(),
+        report.findings.len(),
+        if report.findings.len() == 1 { "" } else { "s" }
+    );
+    out
+}
+
+/// The files' diagnostics in order, then the summary.
+pub fn render_human(policy: &Policy, reports: &[FileReport], summary: &Summary) -> String {
+    let mut out: String = reports.iter().map(|r| r.rendered.as_str()).collect();
     let _ = writeln!(
         out,
         "\nchecked {} file{} with policy {}: {} denied, {} warned, {} allowed{}",

@@ -34,13 +34,26 @@ enum Origin {
     Stdin,
 }
 
-/// The judgement of one snippet, with its source for rendering.
+/// How reports are written out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// Compiler-style diagnostics with the source lines, and a summary.
+    Human,
+    /// One JSON document.
+    Json,
+    /// SARIF 2.1.0.
+    Sarif,
+}
+
+/// The judgement of one snippet.
 pub struct FileReport {
     pub path: String,
     pub language: Language,
     pub verdict: Verdict,
     pub findings: Vec<Finding>,
-    pub source: String,
+    /// The snippet's part of the human or JSON output, written by the worker that judged it
+    /// (writing them all after judging was the one part of a run on a single core).
+    pub rendered: String,
 }
 
 /// A path that could not be used, with the reason.
@@ -162,25 +175,47 @@ impl Input {
     }
 }
 
-/// Analyzes and judges one snippet.
-pub fn lint_source(policy: &Policy, path: &str, language: Language, bytes: &[u8]) -> FileReport {
+/// Analyzes and judges one snippet, and renders its part of the output in `format`.
+pub fn lint_source(
+    policy: &Policy,
+    path: &str,
+    language: Language,
+    bytes: &[u8],
+    format: Format,
+) -> FileReport {
     let analysis = analyze(language, bytes);
     let judgement = policy.judge(&analysis);
-    FileReport {
+    let mut report = FileReport {
         path: path.to_owned(),
         language,
         verdict: judgement.verdict,
         findings: judgement.findings,
-        source: analysis.source().to_owned(),
-    }
+        rendered: String::new(),
+    };
+    report.rendered = match format {
+        Format::Human => human::render_file(&report, analysis.source()),
+        Format::Json => json::render_file(&report),
+        Format::Sarif => String::new(),
+    };
+    report
 }
 
 /// Reads and judges every input, spread over the machine's cores (files are independent);
 /// reports come back in input order. Each worker takes the next unjudged file, so one part of
 /// a directory full of large files does not leave the other cores idle.
-pub fn lint_all(policy: &Policy, inputs: &[Input]) -> (Vec<FileReport>, Vec<InputError>) {
+pub fn lint_all(
+    policy: &Policy,
+    inputs: &[Input],
+    format: Format,
+) -> (Vec<FileReport>, Vec<InputError>) {
     let lint_one = |input: &Input| match input.read() {
-        Ok(bytes) => Ok(lint_source(policy, &input.path, input.language, &bytes)),
+        Ok(bytes) => Ok(lint_source(
+            policy,
+            &input.path,
+            input.language,
+            &bytes,
+            format,
+        )),
         Err(e) => Err(InputError {
             path: input.path.clone(),
             message: e.to_string(),

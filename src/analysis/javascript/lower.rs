@@ -14,8 +14,8 @@ use crate::analysis::ir::{
     Splat, Sym, UnOp,
 };
 use crate::analysis::syntax::{
-    MAX_SYNTAX_DEPTH, children_in, field, field_id, integral_float, is_inert, named_children,
-    parse_int, text,
+    KindNames, MAX_SYNTAX_DEPTH, children_in, field, field_id, integral_float, is_inert, parse_int,
+    text,
 };
 use crate::analysis::text::{
     decode_js_identifier, decode_js_string, js_prologue_is_strict, universal_newlines,
@@ -103,6 +103,28 @@ fn fields() -> &'static Fields {
     })
 }
 
+/// The grammar's node kind names, read once.
+fn kinds() -> &'static KindNames {
+    static KINDS: OnceLock<KindNames> = OnceLock::new();
+    KINDS.get_or_init(|| KindNames::new(&tree_sitter_javascript::LANGUAGE.into()))
+}
+
+/// A node's kind, as `Node::kind` gives it, from the table.
+trait KindName {
+    fn kind_name(&self) -> &'static str;
+}
+
+impl KindName for Node<'_> {
+    fn kind_name(&self) -> &'static str {
+        kinds().of(*self)
+    }
+}
+
+/// A node's named children, comments excluded.
+fn named_children(node: Node) -> Vec<Node> {
+    crate::analysis::syntax::named_children(node, kinds())
+}
+
 /// The lowered snippet, where lowering stopped at [`MAX_SYNTAX_DEPTH`], and whether the code is
 /// strict-mode code (a `'use strict'` prologue, or an ES module), in which a plain function's
 /// `this` is `undefined` rather than the global object.
@@ -125,8 +147,8 @@ pub fn lower(root: Node, source: &str) -> Lowered {
     let strict = js_prologue_is_strict(
         children
             .iter()
-            .filter(|c| !matches!(c.kind(), "comment" | "hash_bang_line"))
-            .map_while(|c| (c.kind() == "expression_statement").then(|| text(*c, source))),
+            .filter(|c| !matches!(c.kind_name(), "comment" | "hash_bang_line"))
+            .map_while(|c| (c.kind_name() == "expression_statement").then(|| text(*c, source))),
     );
     let id = l.b.open(root.start_byte(), root.end_byte());
     l.statements(children);
@@ -164,7 +186,7 @@ impl<'s> Lower<'s> {
 
     fn guard(&mut self, node: Node) -> bool {
         if self.depth >= MAX_SYNTAX_DEPTH {
-            if is_inert(node, INERT_KINDS) {
+            if is_inert(node, kinds(), INERT_KINDS) {
                 return false;
             }
             if self.too_deep.len() < 5 {
@@ -191,7 +213,7 @@ impl<'s> Lower<'s> {
 
     fn stmt(&mut self, node: Node) -> Option<NodeId> {
         if matches!(
-            node.kind(),
+            node.kind_name(),
             "comment" | "html_comment" | "hash_bang_line" | "empty_statement"
         ) {
             return None;
@@ -216,7 +238,7 @@ impl<'s> Lower<'s> {
     fn stmt_inner(&mut self, node: Node) -> NodeId {
         let f = self.f;
         let (start, end) = (node.start_byte(), node.end_byte());
-        match node.kind() {
+        match node.kind_name() {
             "expression_statement" => {
                 let id = self.b.open(start, end);
                 if let Some(e) = named_children(node).first() {
@@ -313,7 +335,7 @@ impl<'s> Lower<'s> {
             "return_statement" | "throw_statement" => {
                 let id = self.b.open(start, end);
                 let value = named_children(node).first().map(|e| self.expr(*e));
-                let kind = if node.kind() == "return_statement" {
+                let kind = if node.kind_name() == "return_statement" {
                     Kind::Return(value)
                 } else {
                     Kind::Raise
@@ -356,7 +378,7 @@ impl<'s> Lower<'s> {
     }
 
     fn stmt_or_expr(&mut self, node: Node) -> Option<NodeId> {
-        if is_statement(node.kind()) {
+        if is_statement(node.kind_name()) {
             self.stmt(node)
         } else {
             Some(self.expr(node))
@@ -368,7 +390,7 @@ impl<'s> Lower<'s> {
         let id = self.b.open(node.start_byte(), node.end_byte());
         let mark = self.b.mark();
         for child in named_children(node) {
-            if matches!(child.kind(), "statement_identifier" | "comment") {
+            if matches!(child.kind_name(), "statement_identifier" | "comment") {
                 continue;
             }
             if let Some(s) = self.stmt_or_expr(child) {
@@ -382,7 +404,7 @@ impl<'s> Lower<'s> {
 
     fn declaration(&mut self, node: Node) -> NodeId {
         let f = self.f;
-        let kind = match node.kind() {
+        let kind = match node.kind_name() {
             "variable_declaration" => DeclKind::Var,
             _ => match field(node, f.kind).map(|k| self.text(k)) {
                 Some("let") => DeclKind::Let,
@@ -392,7 +414,7 @@ impl<'s> Lower<'s> {
         let id = self.b.open(node.start_byte(), node.end_byte());
         let mark = self.b.mark();
         for declarator in named_children(node) {
-            if declarator.kind() != "variable_declarator" {
+            if declarator.kind_name() != "variable_declarator" {
                 continue;
             }
             let d = self.b.open(declarator.start_byte(), declarator.end_byte());
@@ -424,11 +446,11 @@ impl<'s> Lower<'s> {
         let module = module.map(|m| self.b.text(m));
         let mark = self.b.mark();
         for clause in named_children(node) {
-            if clause.kind() != "import_clause" {
+            if clause.kind_name() != "import_clause" {
                 continue;
             }
             for part in named_children(clause) {
-                match part.kind() {
+                match part.kind_name() {
                     "identifier" => {
                         let imported = Some(self.b.text("default".to_owned()));
                         self.import_item(part, imported, Some(part));
@@ -440,7 +462,7 @@ impl<'s> Lower<'s> {
                     }
                     "named_imports" => {
                         for spec in named_children(part) {
-                            if spec.kind() != "import_specifier" {
+                            if spec.kind_name() != "import_specifier" {
                                 continue;
                             }
                             let name = field(spec, f.name);
@@ -474,7 +496,7 @@ impl<'s> Lower<'s> {
         local: Option<Node>,
     ) {
         let item = self.b.open(node.start_byte(), node.end_byte());
-        let local = local.filter(|l| l.kind() == "identifier").map(|l| {
+        let local = local.filter(|l| l.kind_name() == "identifier").map(|l| {
             let sym = self.sym(l);
             self.b.leaf(l.start_byte(), l.end_byte(), Kind::Bind(sym))
         });
@@ -500,7 +522,7 @@ impl<'s> Lower<'s> {
             let mark = self.b.mark();
             let mut star = true;
             for child in named_children(node) {
-                if child.kind() == "export_clause" {
+                if child.kind_name() == "export_clause" {
                     star = false;
                     for spec in named_children(child) {
                         let imported = field(spec, f.name).and_then(|n| self.key_text(n));
@@ -529,11 +551,11 @@ impl<'s> Lower<'s> {
         let id = self.b.open(node.start_byte(), node.end_byte());
         let mark = self.b.mark();
         for child in named_children(node) {
-            match child.kind() {
+            match child.kind_name() {
                 "export_clause" => {
                     for spec in named_children(child) {
                         if let Some(name) = field(spec, f.name)
-                            && name.kind() == "identifier"
+                            && name.kind_name() == "identifier"
                         {
                             let sym = self.sym(name);
                             let n =
@@ -558,7 +580,7 @@ impl<'s> Lower<'s> {
 
     /// A string node's decoded value.
     fn string_value(&self, node: Node) -> Option<String> {
-        if node.kind() != "string" {
+        if node.kind_name() != "string" {
             return None;
         }
         let raw = self.text(node);
@@ -568,7 +590,7 @@ impl<'s> Lower<'s> {
 
     /// The name a property key or import/export name stands for.
     fn key_text(&self, node: Node) -> Option<String> {
-        match node.kind() {
+        match node.kind_name() {
             "string" => self.string_value(node),
             "number" => Some(self.text(node).to_owned()),
             _ => Some(decode_js_identifier(self.text(node))),
@@ -580,7 +602,7 @@ impl<'s> Lower<'s> {
         let id = self.b.open(node.start_byte(), node.end_byte());
         let decorators = self.decorators(node);
         let name = match field(node, f.name) {
-            Some(n) if n.kind() == "identifier" => {
+            Some(n) if n.kind_name() == "identifier" => {
                 let sym = self.sym(n);
                 Some(self.b.leaf(n.start_byte(), n.end_byte(), Kind::Bind(sym)))
             }
@@ -589,7 +611,7 @@ impl<'s> Lower<'s> {
         let params = self.parameters(node);
         let mark = self.b.mark();
         match field(node, f.body) {
-            Some(body) if body.kind() == "statement_block" => {
+            Some(body) if body.kind_name() == "statement_block" => {
                 for stmt in named_children(body) {
                     if let Some(s) = self.stmt(stmt) {
                         self.b.push(s);
@@ -640,7 +662,7 @@ impl<'s> Lower<'s> {
         };
         for p in params {
             let id = self.b.open(p.start_byte(), p.end_byte());
-            let target = if p.kind() == "rest_pattern" {
+            let target = if p.kind_name() == "rest_pattern" {
                 match named_children(p).first() {
                     Some(i) => self.pattern(*i),
                     None => self.empty(p.start_byte()),
@@ -659,7 +681,7 @@ impl<'s> Lower<'s> {
         let id = self.b.open(node.start_byte(), node.end_byte());
         self.decorators(node);
         let name = match field(node, f.name) {
-            Some(n) if n.kind() == "identifier" => {
+            Some(n) if n.kind_name() == "identifier" => {
                 let sym = self.sym(n);
                 Some(self.b.leaf(n.start_byte(), n.end_byte(), Kind::Bind(sym)))
             }
@@ -667,7 +689,7 @@ impl<'s> Lower<'s> {
         };
         let mark = self.b.mark();
         for child in named_children(node) {
-            if child.kind() == "class_heritage" {
+            if child.kind_name() == "class_heritage" {
                 for e in named_children(child) {
                     let a = self.b.open(e.start_byte(), e.end_byte());
                     let value = self.expr(e);
@@ -687,7 +709,7 @@ impl<'s> Lower<'s> {
         let mark = self.b.mark();
         if let Some(body) = field(node, f.body) {
             for member in children_in(body, f.member) {
-                let m = match member.kind() {
+                let m = match member.kind_name() {
                     "method_definition" => self.method(member),
                     "class_static_block" => self.block(member),
                     _ => self.other(member),
@@ -723,7 +745,7 @@ impl<'s> Lower<'s> {
     /// An object key: a `Str` for names, strings and numbers, the expression when computed.
     fn property_key(&mut self, key: Node) -> NodeId {
         let (start, end) = (key.start_byte(), key.end_byte());
-        match key.kind() {
+        match key.kind_name() {
             "computed_property_name" => match named_children(key).last() {
                 Some(e) => self.expr(*e),
                 None => self.empty(start),
@@ -732,7 +754,7 @@ impl<'s> Lower<'s> {
                 let value = self.key_text(key);
                 let text = value.map(|v| self.b.text(v));
                 let name = matches!(
-                    key.kind(),
+                    key.kind_name(),
                     "property_identifier" | "private_property_identifier"
                 );
                 self.b.leaf(start, end, Kind::Str { text, name })
@@ -754,7 +776,7 @@ impl<'s> Lower<'s> {
     fn pattern_inner(&mut self, node: Node) -> NodeId {
         let f = self.f;
         let (start, end) = (node.start_byte(), node.end_byte());
-        match node.kind() {
+        match node.kind_name() {
             "identifier" | "shorthand_property_identifier_pattern" => {
                 let sym = self.sym(node);
                 self.b.leaf(start, end, Kind::Bind(sym))
@@ -778,7 +800,7 @@ impl<'s> Lower<'s> {
                 let id = self.b.open(start, end);
                 let mark = self.b.mark();
                 for entry in named_children(node) {
-                    let e = match entry.kind() {
+                    let e = match entry.kind_name() {
                         "shorthand_property_identifier_pattern" => {
                             let e = self.b.open(entry.start_byte(), entry.end_byte());
                             let name = decode_js_identifier(self.text(entry));
@@ -796,7 +818,9 @@ impl<'s> Lower<'s> {
                             let e = self.b.open(entry.start_byte(), entry.end_byte());
                             let left = field(entry, f.left);
                             let key = match left {
-                                Some(l) if l.kind() == "shorthand_property_identifier_pattern" => {
+                                Some(l)
+                                    if l.kind_name() == "shorthand_property_identifier_pattern" =>
+                                {
                                     let name = decode_js_identifier(self.text(l));
                                     let text = Some(self.b.text(name));
                                     self.b.leaf(
@@ -886,7 +910,7 @@ impl<'s> Lower<'s> {
     fn expr_inner(&mut self, node: Node) -> NodeId {
         let f = self.f;
         let (start, end) = (node.start_byte(), node.end_byte());
-        match node.kind() {
+        match node.kind_name() {
             "identifier" | "shorthand_property_identifier" => {
                 let sym = self.sym(node);
                 self.b.leaf(start, end, Kind::Name(sym))
@@ -928,7 +952,7 @@ impl<'s> Lower<'s> {
             }
             "call_expression" | "new_expression" => {
                 let id = self.b.open(start, end);
-                let new = node.kind() == "new_expression";
+                let new = node.kind_name() == "new_expression";
                 let callee_field = if new { f.constructor } else { f.function };
                 let callee = match field(node, callee_field) {
                     Some(c) => self.expr(c),
@@ -936,7 +960,7 @@ impl<'s> Lower<'s> {
                 };
                 let mark = self.b.mark();
                 if let Some(args) = field(node, f.arguments) {
-                    if args.kind() == "template_string" {
+                    if args.kind_name() == "template_string" {
                         // A tagged template: the tag is called with the template's text.
                         let a = self.b.open(args.start_byte(), args.end_byte());
                         let value = self.expr(args);
@@ -952,7 +976,7 @@ impl<'s> Lower<'s> {
                     } else {
                         for arg in named_children(args) {
                             let a = self.b.open(arg.start_byte(), arg.end_byte());
-                            let (value, splat) = if arg.kind() == "spread_element" {
+                            let (value, splat) = if arg.kind_name() == "spread_element" {
                                 let inner = match named_children(arg).first() {
                                     Some(i) => self.expr(*i),
                                     None => self.empty(arg.start_byte()),
@@ -1004,7 +1028,7 @@ impl<'s> Lower<'s> {
                 };
                 let mut at = inner_start;
                 for child in children {
-                    if child.kind() == "template_substitution" {
+                    if child.kind_name() == "template_substitution" {
                         piece(self, at, child.start_byte());
                         at = child.end_byte();
                         let i = self.b.open(child.start_byte(), child.end_byte());
@@ -1223,7 +1247,7 @@ impl<'s> Lower<'s> {
             }
             "arrow_function" => self.function(node, FunctionKind::Lambda, false),
             "class" => self.class(node, false),
-            _ if is_statement(node.kind()) => self.stmt_inner(node),
+            _ if is_statement(node.kind_name()) => self.stmt_inner(node),
             _ => self.other(node),
         }
     }
@@ -1232,7 +1256,7 @@ impl<'s> Lower<'s> {
         let id = self.b.open(node.start_byte(), node.end_byte());
         let mark = self.b.mark();
         for item in named_children(node) {
-            let e = if item.kind() == "shorthand_property_identifier" {
+            let e = if item.kind_name() == "shorthand_property_identifier" {
                 // `{require}` is `{require: require}`.
                 let p = self.b.open(item.start_byte(), item.end_byte());
                 let name = decode_js_identifier(self.text(item));

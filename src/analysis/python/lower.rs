@@ -13,8 +13,8 @@ use crate::analysis::ir::{
     BinOp, Builder, CollectionKind, ConstKind, FunctionKind, Ir, Kind, List, NodeId, Splat, UnOp,
 };
 use crate::analysis::syntax::{
-    MAX_SYNTAX_DEPTH, children_in, field, field_id, integral_float, is_inert, named_children,
-    parse_int, text,
+    KindNames, MAX_SYNTAX_DEPTH, children_in, field, field_id, integral_float, is_inert, parse_int,
+    text,
 };
 use crate::analysis::text::decode_python_literal;
 
@@ -108,6 +108,28 @@ fn fields() -> &'static Fields {
     })
 }
 
+/// The grammar's node kind names, read once.
+fn kinds() -> &'static KindNames {
+    static KINDS: OnceLock<KindNames> = OnceLock::new();
+    KINDS.get_or_init(|| KindNames::new(&tree_sitter_python::LANGUAGE.into()))
+}
+
+/// A node's kind, as `Node::kind` gives it, from the table.
+trait KindName {
+    fn kind_name(&self) -> &'static str;
+}
+
+impl KindName for Node<'_> {
+    fn kind_name(&self) -> &'static str {
+        kinds().of(*self)
+    }
+}
+
+/// A node's named children, comments excluded.
+fn named_children(node: Node) -> Vec<Node> {
+    crate::analysis::syntax::named_children(node, kinds())
+}
+
 /// The lowered snippet, and where lowering stopped at [`MAX_SYNTAX_DEPTH`].
 pub struct Lowered {
     pub ir: Ir,
@@ -169,10 +191,10 @@ impl<'s> Lower<'s> {
     }
 
     fn is_docstring(&self, node: Node) -> bool {
-        node.kind() == "expression_statement"
+        node.kind_name() == "expression_statement"
             && matches!(
                 named_children(node).as_slice(),
-                [s] if matches!(s.kind(), "string" | "concatenated_string")
+                [s] if matches!(s.kind_name(), "string" | "concatenated_string")
             )
     }
 
@@ -186,7 +208,7 @@ impl<'s> Lower<'s> {
 
     fn guard(&mut self, node: Node) -> bool {
         if self.depth >= MAX_SYNTAX_DEPTH {
-            if is_inert(node, INERT_KINDS) {
+            if is_inert(node, kinds(), INERT_KINDS) {
                 return false;
             }
             if self.too_deep.len() < 5 {
@@ -198,7 +220,7 @@ impl<'s> Lower<'s> {
     }
 
     fn stmt(&mut self, node: Node) -> Option<NodeId> {
-        if matches!(node.kind(), "comment" | "line_continuation") {
+        if matches!(node.kind_name(), "comment" | "line_continuation") {
             return None;
         }
         if !self.guard(node) {
@@ -212,11 +234,11 @@ impl<'s> Lower<'s> {
 
     fn stmt_inner(&mut self, node: Node) -> NodeId {
         let f = self.f;
-        match node.kind() {
+        match node.kind_name() {
             "expression_statement" => {
                 let children = named_children(node);
                 match children.as_slice() {
-                    [one] if matches!(one.kind(), "assignment" | "augmented_assignment") => {
+                    [one] if matches!(one.kind_name(), "assignment" | "augmented_assignment") => {
                         self.expr(*one)
                     }
                     [one] => {
@@ -237,7 +259,7 @@ impl<'s> Lower<'s> {
             "decorated_definition" => {
                 let decorators: Vec<Node> = named_children(node)
                     .into_iter()
-                    .filter(|c| c.kind() == "decorator")
+                    .filter(|c| c.kind_name() == "decorator")
                     .collect();
                 match field(node, f.definition) {
                     Some(def) => self.definition(def, node, decorators),
@@ -276,7 +298,7 @@ impl<'s> Lower<'s> {
                 let id = self.b.open(node.start_byte(), node.end_byte());
                 let mark = self.b.mark();
                 for child in named_children(node) {
-                    if child.kind() == "with_clause" {
+                    if child.kind_name() == "with_clause" {
                         for item in named_children(child) {
                             let item_id = self.with_item(item);
                             self.b.push(item_id);
@@ -298,10 +320,10 @@ impl<'s> Lower<'s> {
                     if Some(child) == alias {
                         continue;
                     }
-                    if child.kind() == "block" {
+                    if child.kind_name() == "block" {
                         let body = self.body_node(child);
                         self.b.push(body);
-                    } else if child.kind() == "as_pattern" {
+                    } else if child.kind_name() == "as_pattern" {
                         // `except E as e` in some grammar versions.
                         self.as_pattern_catch(child);
                     } else {
@@ -344,7 +366,7 @@ impl<'s> Lower<'s> {
                 let id = self.b.open(node.start_byte(), node.end_byte());
                 let mark = self.b.mark();
                 for name in named_children(node) {
-                    if name.kind() == "identifier" {
+                    if name.kind_name() == "identifier" {
                         let sym = self.sym(name);
                         let n = self
                             .b
@@ -357,7 +379,7 @@ impl<'s> Lower<'s> {
                     id,
                     Kind::Global {
                         names,
-                        nonlocal: node.kind() == "nonlocal_statement",
+                        nonlocal: node.kind_name() == "nonlocal_statement",
                     },
                 );
                 id
@@ -366,7 +388,7 @@ impl<'s> Lower<'s> {
                 let id = self.b.open(node.start_byte(), node.end_byte());
                 let mark = self.b.mark();
                 for child in named_children(node) {
-                    let items = if child.kind() == "expression_list" {
+                    let items = if child.kind_name() == "expression_list" {
                         named_children(child)
                     } else {
                         vec![child]
@@ -404,9 +426,9 @@ impl<'s> Lower<'s> {
                 let id = self.b.open(node.start_byte(), node.end_byte());
                 let mark = self.b.mark();
                 for child in named_children(node) {
-                    let lowered = if matches!(child.kind(), "block") {
+                    let lowered = if matches!(child.kind_name(), "block") {
                         Some(self.body_node(child))
-                    } else if is_statement(child.kind()) {
+                    } else if is_statement(child.kind_name()) {
                         self.stmt(child)
                     } else {
                         Some(self.expr(child))
@@ -419,7 +441,7 @@ impl<'s> Lower<'s> {
                 self.b.close(id, Kind::Other);
                 id
             }
-            _ if is_statement(node.kind()) => self.other(node),
+            _ if is_statement(node.kind_name()) => self.other(node),
             _ => self.expr(node),
         }
     }
@@ -437,7 +459,7 @@ impl<'s> Lower<'s> {
     fn as_pattern_catch(&mut self, node: Node) {
         let children = named_children(node);
         for child in &children {
-            if child.kind() == "as_pattern_target" {
+            if child.kind_name() == "as_pattern_target" {
                 let catch = self.b.open(child.start_byte(), child.end_byte());
                 let target = named_children(*child)
                     .first()
@@ -460,15 +482,15 @@ impl<'s> Lower<'s> {
     fn with_item(&mut self, item: Node) -> NodeId {
         let id = self.b.open(item.start_byte(), item.end_byte());
         let inner = field(item, self.f.value).unwrap_or(item);
-        let (value, target) = if inner.kind() == "as_pattern" {
+        let (value, target) = if inner.kind_name() == "as_pattern" {
             let children = named_children(inner);
             let value = children
                 .iter()
-                .find(|c| c.kind() != "as_pattern_target")
+                .find(|c| c.kind_name() != "as_pattern_target")
                 .map(|v| self.expr(*v));
             let target = children
                 .iter()
-                .find(|c| c.kind() == "as_pattern_target")
+                .find(|c| c.kind_name() == "as_pattern_target")
                 .and_then(|t| named_children(*t).first().copied())
                 .map(|t| self.target(t));
             (value, target)
@@ -484,7 +506,7 @@ impl<'s> Lower<'s> {
         let id = self.b.open(clause.start_byte(), clause.end_byte());
         let mark = self.b.mark();
         for child in named_children(clause) {
-            match child.kind() {
+            match child.kind_name() {
                 "block" => {
                     let body = self.body_node(child);
                     self.b.push(body);
@@ -510,7 +532,7 @@ impl<'s> Lower<'s> {
             return;
         }
         self.depth += 1;
-        match node.kind() {
+        match node.kind_name() {
             "dotted_name" => {
                 let parts = named_children(node);
                 if parts.len() == 1 && self.text(parts[0]) != "_" {
@@ -539,7 +561,7 @@ impl<'s> Lower<'s> {
             }
             "class_pattern" => {
                 for (i, child) in named_children(node).into_iter().enumerate() {
-                    if i == 0 && child.kind() == "dotted_name" {
+                    if i == 0 && child.kind_name() == "dotted_name" {
                         let e = self.dotted_expr(child);
                         self.b.push(e);
                     } else {
@@ -566,7 +588,7 @@ impl<'s> Lower<'s> {
             }
             "as_pattern" => {
                 for child in named_children(node) {
-                    if child.kind() == "as_pattern_target" {
+                    if child.kind_name() == "as_pattern_target" {
                         for t in named_children(child) {
                             self.pattern(t);
                         }
@@ -646,7 +668,7 @@ impl<'s> Lower<'s> {
             self.b.leaf(n.start_byte(), n.end_byte(), Kind::Bind(sym))
         });
         self.type_parameter_bounds(def);
-        if def.kind() == "class_definition" {
+        if def.kind_name() == "class_definition" {
             let mark = self.b.mark();
             if let Some(args) = field(def, f.superclasses) {
                 for arg in named_children(args) {
@@ -672,7 +694,7 @@ impl<'s> Lower<'s> {
         };
         // Annotations are evaluated when the function is defined: lower them as values.
         for child in named_children(def) {
-            if child.kind() == "type" {
+            if child.kind_name() == "type" {
                 let mark = self.b.mark();
                 let e = self.expr(child);
                 self.b.push(e);
@@ -705,7 +727,7 @@ impl<'s> Lower<'s> {
         for parameter in named_children(parameters) {
             let constrained = named_children(parameter)
                 .into_iter()
-                .find(|c| c.kind() == "constrained_type");
+                .find(|c| c.kind_name() == "constrained_type");
             if let Some(bound) = constrained.and_then(|c| named_children(c).get(1).copied()) {
                 let e = self.expr(bound);
                 self.b.push(e);
@@ -718,7 +740,7 @@ impl<'s> Lower<'s> {
         let f = self.f;
         let mark = self.b.mark();
         for p in named_children(node) {
-            let inner = match p.kind() {
+            let inner = match p.kind_name() {
                 "list_splat_pattern" | "dictionary_splat_pattern" => {
                     named_children(p).first().copied()
                 }
@@ -727,13 +749,13 @@ impl<'s> Lower<'s> {
             };
             let Some(inner) = inner else { continue };
             let id = self.b.open(p.start_byte(), p.end_byte());
-            let target = match inner.kind() {
+            let target = match inner.kind_name() {
                 "default_parameter" | "typed_default_parameter" => {
                     let d = self.b.open(inner.start_byte(), inner.end_byte());
                     let default = self.opt_expr(field(inner, f.value));
                     let target = self.target_opt(field(inner, f.name));
                     for child in named_children(inner) {
-                        if child.kind() == "type" {
+                        if child.kind_name() == "type" {
                             self.expr(child);
                         }
                     }
@@ -743,7 +765,7 @@ impl<'s> Lower<'s> {
                 "typed_parameter" => {
                     let mut target = None;
                     for child in named_children(inner) {
-                        match child.kind() {
+                        match child.kind_name() {
                             "type" => {
                                 self.expr(child);
                             }
@@ -768,17 +790,17 @@ impl<'s> Lower<'s> {
     fn import(&mut self, node: Node) -> NodeId {
         let f = self.f;
         let id = self.b.open(node.start_byte(), node.end_byte());
-        let plain = node.kind() == "import_statement";
+        let plain = node.kind_name() == "import_statement";
         let module = if plain {
             None
         } else {
             // `from . import x`, `from ..pkg import y`: kept with their dots, naming the
             // snippet's own files relative to a package it does not have.
             field(node, f.module_name).map(|m| {
-                let text = match m.kind() {
+                let text = match m.kind_name() {
                     "relative_import" => named_children(m)
                         .iter()
-                        .map(|part| match part.kind() {
+                        .map(|part| match part.kind_name() {
                             "dotted_name" => self.dotted_text(*part),
                             _ => self.text(*part).to_owned(),
                         })
@@ -792,7 +814,7 @@ impl<'s> Lower<'s> {
         let mark = self.b.mark();
         for child in children_in(node, f.name) {
             let item = self.b.open(child.start_byte(), child.end_byte());
-            let aliased = child.kind() == "aliased_import";
+            let aliased = child.kind_name() == "aliased_import";
             let (imported, local) = if aliased {
                 let imported = field(child, f.name).map(|n| self.dotted_text(n));
                 let local = field(child, f.alias).map(|a| {
@@ -822,7 +844,7 @@ impl<'s> Lower<'s> {
             self.b.push(item);
         }
         for child in named_children(node) {
-            if child.kind() == "wildcard_import" {
+            if child.kind_name() == "wildcard_import" {
                 star = true;
             }
         }
@@ -840,7 +862,7 @@ impl<'s> Lower<'s> {
     }
 
     fn dotted_text(&self, node: Node) -> String {
-        if node.kind() == "dotted_name" {
+        if node.kind_name() == "dotted_name" {
             named_children(node)
                 .iter()
                 .map(|p| normalize(self.text(*p)).into_owned())
@@ -860,7 +882,7 @@ impl<'s> Lower<'s> {
         let id = self.b.open(node.start_byte(), node.end_byte());
         let mark = self.b.mark();
         for child in named_children(node) {
-            let lowered = if is_statement(child.kind()) || child.kind() == "block" {
+            let lowered = if is_statement(child.kind_name()) || child.kind_name() == "block" {
                 self.stmt(child)
             } else {
                 Some(self.expr(child))
@@ -899,7 +921,7 @@ impl<'s> Lower<'s> {
             return self.empty(node);
         }
         self.depth += 1;
-        let id = match node.kind() {
+        let id = match node.kind_name() {
             "identifier" => {
                 let sym = self.sym(node);
                 self.b
@@ -950,7 +972,7 @@ impl<'s> Lower<'s> {
     fn argument(&mut self, arg: Node) -> NodeId {
         let f = self.f;
         let id = self.b.open(arg.start_byte(), arg.end_byte());
-        let kind = match arg.kind() {
+        let kind = match arg.kind_name() {
             "keyword_argument" => {
                 let name = field(arg, f.name).map(|n| self.sym(n));
                 let value = self.opt_expr(field(arg, f.value));
@@ -965,7 +987,7 @@ impl<'s> Lower<'s> {
                 Kind::Arg {
                     name: None,
                     value,
-                    splat: if arg.kind() == "list_splat" {
+                    splat: if arg.kind_name() == "list_splat" {
                         Splat::Positional
                     } else {
                         Splat::Keywords
@@ -998,7 +1020,7 @@ impl<'s> Lower<'s> {
     fn expr_inner(&mut self, node: Node) -> NodeId {
         let f = self.f;
         let (start, end) = (node.start_byte(), node.end_byte());
-        match node.kind() {
+        match node.kind_name() {
             "identifier" => {
                 let sym = self.sym(node);
                 self.b.leaf(start, end, Kind::Name(sym))
@@ -1030,9 +1052,9 @@ impl<'s> Lower<'s> {
                 let mut slot = 0;
                 let mut cursor = node.walk();
                 for child in node.children(&mut cursor) {
-                    if child.kind() == ":" {
+                    if child.kind_name() == ":" {
                         slot = (slot + 1).min(2);
-                    } else if child.is_named() && child.kind() != "comment" {
+                    } else if child.is_named() && child.kind_name() != "comment" {
                         parts[slot] = Some(self.expr(child));
                     }
                 }
@@ -1051,7 +1073,7 @@ impl<'s> Lower<'s> {
                 let callee = self.opt_expr(field(node, f.function));
                 let mark = self.b.mark();
                 if let Some(args) = field(node, f.arguments) {
-                    if args.kind() == "generator_expression" {
+                    if args.kind_name() == "generator_expression" {
                         let a = self.argument(args);
                         self.b.push(a);
                     } else {
@@ -1187,7 +1209,7 @@ impl<'s> Lower<'s> {
                 id
             }
             "list" | "tuple" | "set" | "expression_list" | "pattern_list" => {
-                let kind = match node.kind() {
+                let kind = match node.kind_name() {
                     "list" => CollectionKind::List,
                     "set" => CollectionKind::Set,
                     _ => CollectionKind::Tuple,
@@ -1258,14 +1280,14 @@ impl<'s> Lower<'s> {
         let object = self.opt_expr(
             children
                 .iter()
-                .find(|c| c.kind() != "type_parameter")
+                .find(|c| c.kind_name() != "type_parameter")
                 .copied(),
         );
         let arguments: Vec<Node> = children
             .iter()
-            .filter(|c| c.kind() == "type_parameter")
+            .filter(|c| c.kind_name() == "type_parameter")
             .flat_map(|p| named_children(*p))
-            .map(|t| match t.kind() {
+            .map(|t| match t.kind_name() {
                 "type" => named_children(t).first().copied().unwrap_or(t),
                 _ => t,
             })
@@ -1312,13 +1334,13 @@ impl<'s> Lower<'s> {
                 targets_nodes.push(left);
             }
             for child in named_children(current) {
-                if child.kind() == "type" {
+                if child.kind_name() == "type" {
                     // `x: int = 1`: the annotation is evaluated.
                     self.expr(child);
                 }
             }
             match field(current, f.right) {
-                Some(right) if right.kind() == "assignment" => current = right,
+                Some(right) if right.kind_name() == "assignment" => current = right,
                 other => {
                     value_node = other;
                     break;
@@ -1349,7 +1371,7 @@ impl<'s> Lower<'s> {
         let id = self.b.open(node.start_byte(), node.end_byte());
         let clauses_mark = self.b.mark();
         for child in named_children(node) {
-            match child.kind() {
+            match child.kind_name() {
                 "for_in_clause" => {
                     let c = self.b.open(child.start_byte(), child.end_byte());
                     let rights = children_in(child, f.right);
@@ -1385,7 +1407,7 @@ impl<'s> Lower<'s> {
         let children = named_children(node);
         let prefix = children
             .iter()
-            .find(|c| c.kind() == "string_start")
+            .find(|c| c.kind_name() == "string_start")
             .map(|s| {
                 self.text(*s)
                     .trim_end_matches(['"', '\''])
@@ -1399,11 +1421,11 @@ impl<'s> Lower<'s> {
         // repair is not text the interpreter would read.
         let template = prefix.contains('t');
         let broken = node.has_error();
-        let has_interpolation = children.iter().any(|c| c.kind() == "interpolation");
+        let has_interpolation = children.iter().any(|c| c.kind_name() == "interpolation");
         if !formatted || !has_interpolation {
             // The source between the quotes, whole: the grammar's content nodes leave out
             // pieces (a raw string's backslash before a line end).
-            let body = match children.iter().find(|c| c.kind() == "string_start") {
+            let body = match children.iter().find(|c| c.kind_name() == "string_start") {
                 Some(opening) => {
                     let quotes = self.text(*opening).len()
                         - self.text(*opening).trim_end_matches(['"', '\'']).len();
@@ -1431,7 +1453,7 @@ impl<'s> Lower<'s> {
         let id = self.b.open(start, end);
         let mark = self.b.mark();
         // The text between the fields, taken from the source whole, as above.
-        let opening = children.iter().find(|c| c.kind() == "string_start");
+        let opening = children.iter().find(|c| c.kind_name() == "string_start");
         let body_start = opening.map_or(start, |c| c.end_byte());
         let quotes = opening.map_or(0, |o| {
             self.text(*o).len() - self.text(*o).trim_end_matches(['"', '\'']).len()
@@ -1452,7 +1474,10 @@ impl<'s> Lower<'s> {
             }
         };
         let mut at = body_start;
-        for c in children.into_iter().filter(|c| c.kind() == "interpolation") {
+        for c in children
+            .into_iter()
+            .filter(|c| c.kind_name() == "interpolation")
+        {
             piece(self, at, c.start_byte());
             at = c.end_byte();
             let i = self.b.open(c.start_byte(), c.end_byte());
@@ -1462,10 +1487,10 @@ impl<'s> Lower<'s> {
             // expression's own text too, which the folder does not model.
             let mut cursor = c.walk();
             let parts: Vec<Node> = c.children(&mut cursor).collect();
-            let echoed = parts.iter().any(|k| k.kind() == "=");
+            let echoed = parts.iter().any(|k| k.kind_name() == "=");
             let conversion = parts
                 .iter()
-                .find(|k| k.kind() == "type_conversion")
+                .find(|k| k.kind_name() == "type_conversion")
                 .map(|k| self.text(*k));
             let repr = matches!(conversion, Some("!r" | "!a"));
             if let Some(spec) = spec {

@@ -444,6 +444,26 @@ impl Ir {
         id
     }
 
+    /// The iterable a loop binds `bind` from, when `bind` is the loop's whole target: `for bind
+    /// in iter`, a comprehension's `for`, JavaScript's `for...of` (its `for...in` gives keys,
+    /// not items).
+    pub fn loop_iterable(&self, bind: NodeId) -> Option<NodeId> {
+        match self.kind(self.parent(bind)?) {
+            Kind::For {
+                target,
+                iter,
+                keys: false,
+                ..
+            }
+            | Kind::CompFor { target, iter }
+                if target == bind =>
+            {
+                Some(iter)
+            }
+            _ => None,
+        }
+    }
+
     /// True for `new X(...)`: an object, which may change after it is made (`u = new
     /// URL('file:///work/a'); u.pathname = '/etc/passwd'`), so a name bound to one has no
     /// constant text even when the construction folds to one.

@@ -132,22 +132,7 @@ fn listed_entry(e: &mut Engine, value: NodeId) -> Option<String> {
     };
     let mut listed: Option<String> = None;
     let only_listings = e.every_bind(sym, value, |e, bind| {
-        let iter =
-            e.ir.parent(bind)
-                .and_then(|parent| match e.ir.kind(parent) {
-                    Kind::For {
-                        target,
-                        iter,
-                        keys: false,
-                        ..
-                    }
-                    | Kind::CompFor { target, iter }
-                        if target == bind =>
-                    {
-                        Some(iter)
-                    }
-                    _ => None,
-                });
+        let iter = e.ir.loop_iterable(bind);
         match iter.and_then(|iter| listed_directory(e, iter)) {
             Some(dir) if listed.as_ref().is_none_or(|d| *d == dir) => {
                 listed = Some(dir);

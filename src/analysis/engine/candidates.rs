@@ -194,16 +194,8 @@ impl<'a> Engine<'a> {
                 value: Some(value),
                 ..
             } if target == bind => vec![value],
-            Kind::For {
-                target,
-                iter,
-                keys: false,
-                ..
-            }
-            | Kind::CompFor { target, iter }
-                if target == bind =>
-            {
-                self.items_of(iter, depth)?
+            Kind::For { .. } | Kind::CompFor { .. } if ir.loop_iterable(bind).is_some() => {
+                self.items_of(ir.loop_iterable(bind)?, depth)?
             }
             Kind::Function { name: Some(n), .. } if n == bind => return Some(vec![parent]),
             Kind::Param { target } if target == bind => self.parameter_arguments(parent)?,

@@ -391,6 +391,7 @@ impl Dialect for Python {
             Kind::Assign { .. } => {
                 settings::report(e, id);
                 vectorizers::report(e, id);
+                walks::report(e, id);
             }
             Kind::AugAssign { .. } => settings::report(e, id),
             Kind::Pair { .. } => {

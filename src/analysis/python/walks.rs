@@ -1,7 +1,8 @@
 //! `os.walk` and `Path.walk` descend into the directories named in the `dirs` list they hand
-//! out, after the loop body has run: the list is theirs to read back ("modify it in place to
-//! prune the walk"). Pruning it keeps the walk below its top; anything else put there is a
-//! directory the walk enters (`dirs[:] = [".."]` walks `/`), a path nobody can prove.
+//! out (to a loop, or to `next(walker)`) once the caller has had it: the list is theirs to
+//! read back ("modify it in place to prune the walk"). Pruning it keeps the walk below its
+//! top; anything else put there, or the list handed on to code that may, is a directory the
+//! walk enters (`dirs[:] = [".."]` walks `/`), a path nobody can prove.
 
 use crate::analysis::engine::Engine;
 use crate::analysis::facts::FactKind;
@@ -28,10 +29,16 @@ const READERS: &[&str] = &[
 ];
 
 pub fn report(e: &mut Engine, id: NodeId) {
-    let Kind::For { target, iter, .. } = e.ir.kind(id) else {
-        return;
+    // `for top, dirs, files in os.walk(...)`, `top, dirs, files = next(walker)`
+    let (target, walk) = match e.ir.kind(id) {
+        Kind::For { target, iter, .. } => (target, iter),
+        Kind::Assign { targets, value } => match (e.ir.list(targets), next_of(e, value)) {
+            (&[target], Some(walk)) => (target, walk),
+            _ => return,
+        },
+        _ => return,
     };
-    if !is_walk(e, iter) {
+    if !is_walk(e, walk, 0) {
         return;
     }
     let Kind::TuplePattern { items } = e.ir.kind(target) else {
@@ -59,9 +66,29 @@ pub fn report(e: &mut Engine, id: NodeId) {
     }
 }
 
-/// `os.walk(...)` or `path.walk(...)`.
-fn is_walk(e: &mut Engine, iter: NodeId) -> bool {
-    let Kind::Call { callee, .. } = e.ir.kind(e.ir.unparen(iter)) else {
+/// `x` of `next(x)`.
+fn next_of(e: &mut Engine, value: NodeId) -> Option<NodeId> {
+    let Kind::Call { callee, .. } = e.ir.kind(e.ir.unparen(value)) else {
+        return None;
+    };
+    let names = e.names_of(callee);
+    (names == ["next"]).then(|| e.positional_args(value).first().copied())?
+}
+
+/// `os.walk(...)` or `path.walk(...)`, or a name bound to one (`walker = os.walk(".")`).
+fn is_walk(e: &mut Engine, iter: NodeId, depth: usize) -> bool {
+    let iter = e.ir.unparen(iter);
+    if let Kind::Name(sym) = e.ir.kind(iter) {
+        return depth < 4
+            && e.every_bind(sym, iter, |e, bind| {
+                let value = e.ir.parent(bind).and_then(|p| match e.ir.kind(p) {
+                    Kind::Assign { value, .. } => Some(value),
+                    _ => None,
+                });
+                value.is_some_and(|v| is_walk(e, v, depth + 1))
+            });
+    }
+    let Kind::Call { callee, .. } = e.ir.kind(iter) else {
         return false;
     };
     let names = e.names_of(callee);
@@ -118,8 +145,11 @@ fn only_prunes(e: &mut Engine, n: NodeId, sym: Sym) -> bool {
                     _ => false,
                 })
         }
-        // iteration, `in`, comparisons, printing through an f-string
-        _ => true,
+        // iteration, `in`, comparisons, an f-string field
+        Kind::For { iter, .. } | Kind::CompFor { iter, .. } => iter == child,
+        Kind::Binary { .. } | Kind::Compared | Kind::Interp { .. } => true,
+        // bound to another name, returned, stored: changed where this rule cannot see
+        _ => false,
     }
 }
 

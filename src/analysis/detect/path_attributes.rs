@@ -4,10 +4,9 @@
 //! latter). A store to such an attribute of anything but the snippet's own plain data is a
 //! path argument, judged as one; the dialect names the attributes.
 
-use super::paths::normalize;
+use super::paths::push_readings;
 use crate::analysis::engine::Engine;
 use crate::analysis::engine::rewrites::is_store_target;
-use crate::analysis::facts::FactKind;
 use crate::analysis::ir::{Kind, NodeId};
 
 pub fn report(e: &mut Engine, id: NodeId) {
@@ -31,11 +30,13 @@ pub fn report(e: &mut Engine, id: NodeId) {
             }
         }
         // `handler.baseFilename = p`, `stream.path = p`, `[s.path] = [p]`
-        Kind::Attr { object, name } if is_store_target(e, id) => {
-            let attribute = e.name(name).to_owned();
+        Kind::Attr { object, name }
+            if is_path_attribute(e, e.name(name)) && is_store_target(e, id) =>
+        {
             // `this.path = ...` in the snippet's own class is its own field.
-            let own = e.is_plain_data(object) || matches!(e.ir.kind(object), Kind::This);
-            if is_path_attribute(e, &attribute) && !own {
+            let own = matches!(e.ir.kind(object), Kind::This) || e.is_plain_data(object);
+            if !own {
+                let attribute = e.name(name).to_owned();
                 let value = assigned_value(e, id);
                 report_path(e, id, &attribute, value);
             }
@@ -51,6 +52,9 @@ fn report_call(e: &mut Engine, call: NodeId) {
         return;
     };
     let names = e.names_of(callee);
+    if !names.iter().any(|n| n == "setattr" || n == "Object.assign") {
+        return;
+    }
     let args = e.positional_args(call);
     if names.iter().any(|n| n == "setattr")
         && let [object, attribute, value] = args[..]
@@ -148,15 +152,11 @@ fn is_path_attribute(e: &Engine, attribute: &str) -> bool {
     e.dialect.tables().path_attributes.contains(&attribute)
 }
 
+/// The path a store sets, judged as every path argument is (as a URL reader and as the
+/// kernel would read it).
 fn report_path(e: &mut Engine, at: NodeId, attribute: &str, value: Option<NodeId>) {
-    let path = value.and_then(|v| e.fold(v, 0)).map(|p| normalize(&p));
-    e.push(
-        at,
-        FactKind::Path {
-            function: format!(".{attribute}"),
-            path,
-        },
-    );
+    let path = value.and_then(|v| e.fold(v, 0));
+    push_readings(e, at, &format!(".{attribute}"), path.as_deref());
 }
 
 /// The value an attribute target is given when it is a plain assignment's whole target;

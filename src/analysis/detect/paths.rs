@@ -424,7 +424,7 @@ fn folded_paths(e: &mut Engine, value: NodeId) -> Vec<Option<String>> {
 
 /// The path facts of one path argument, one for each way it may be read (see [`readings`]);
 /// a reading that is a URL is the network's, which the rules on network access judge.
-fn push_readings(e: &mut Engine, call: NodeId, function: &str, path: Option<&str>) {
+pub(super) fn push_readings(e: &mut Engine, call: NodeId, function: &str, path: Option<&str>) {
     let Some(path) = path else {
         e.push(
             call,

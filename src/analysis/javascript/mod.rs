@@ -304,7 +304,7 @@ impl Dialect for JavaScript {
 
     fn constant(&self, name: &str) -> Option<&'static str> {
         Some(match name {
-            "__dirname" => "/work",
+            "__dirname" => crate::analysis::pathtext::WORK_DIR,
             "__filename" => "/work/snippet.js",
             "path.sep" => "/",
             _ => return None,

@@ -309,4 +309,12 @@ fn files_go_in_with_file_and_come_out_with_out() {
         .assert()
         .code(125)
         .stderr(contains("/no/such/file.csv"));
+    // A module sent as an input file would be imported by a library by its name: strict
+    // refuses it before anything starts; standard takes it.
+    let module = snippet(&dir, "tabulate.py", "import os\nos.system('id')\n");
+    gateway()
+        .args(["run", "--policy", "strict", "--file", &module, &file])
+        .assert()
+        .code(125)
+        .stderr(contains("tabulate.py").and(contains("code-file-written")));
 }

@@ -332,6 +332,49 @@ fn strict_denies_the_sixth_pass_classes() {
     assert_eq!(policy.judge(&class_later).verdict, Verdict::Allow);
 }
 
+/// A directory walk enters whatever its `dirs` lists hold when it resumes: judged wherever its
+/// items go, in a later call of a session too (the walk outlives the call that made it).
+#[test]
+fn strict_judges_a_walk_wherever_its_items_go() {
+    const PYTHON: &[&str] = &[
+        "import os\nfor (r, d, f), _ in zip(os.walk('.'), range(3)):\n    print(r, f)\n    d[:] = ['..']\n",
+        "import os, itertools\nfor r, d, f in itertools.islice(os.walk('.'), 3):\n    d.append('..')\n",
+        "import os\nfor t in os.walk('.'):\n    print(t[0], t[2])\n    t[1][:] = ['..']\n",
+        "import os\ndef steer(w):\n    for r, d, f in w:\n        d[:] = ['..']\n        print(r, f)\nsteer(os.walk('.'))\n",
+    ];
+    assert_strict_denies_each(PYTHON, &[]);
+    let policy = load("strict").unwrap();
+    let (made, _) = analyze_with(
+        Language::Python,
+        b"import os\nwalker = os.walk('.')\nitem = next(walker)\nitem[1].append('..')\nprint(next(walker))\n",
+        &Carried::default(),
+    );
+    assert_eq!(
+        policy.judge(&made).verdict,
+        Verdict::Deny,
+        "the item is kept whole"
+    );
+    let (_, first_ok) = analyze_with(
+        Language::Python,
+        b"import os\nwalker = os.walk('.')\n",
+        &Carried::default(),
+    );
+    for later in [
+        "for r, d, f in walker:\n    d[:] = ['..']\n    print(r, f)\n",
+        "again = walker\nr, d, f = next(again)\nd.append('..')\n",
+        "for (r, d, f), _ in zip(walker, range(9)):\n    d.append('..')\n",
+    ] {
+        let (call, _) = analyze_with(Language::Python, later.as_bytes(), &first_ok);
+        assert_eq!(policy.judge(&call).verdict, Verdict::Deny, "{later}");
+    }
+    let (pruned, _) = analyze_with(
+        Language::Python,
+        b"for r, d, f in walker:\n    d[:] = [x for x in d if x != 'cache']\n    print(r, f)\n",
+        &first_ok,
+    );
+    assert_eq!(policy.judge(&pruned).verdict, Verdict::Allow);
+}
+
 // --- Evasions the analyzer misses (strict allows them): the container holds.
 
 on_every_backend! {

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 
 use super::Engine;
 use super::meaning::{Meaning, Namespace, Value};
+use crate::analysis::ir::{NodeId, Sym};
 
 /// A meaning in a form that outlives one analysis.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
@@ -30,6 +31,8 @@ pub struct Carried {
     stars: Vec<String>,
     /// Names whose value may be text rather than a type: evaluated as code where a type is.
     texts: std::collections::BTreeSet<String>,
+    /// Names bound to a directory walk still running: a later call may steer it.
+    walkers: std::collections::BTreeSet<String>,
 }
 
 /// Most meanings carried for one name.
@@ -41,6 +44,7 @@ impl Carried {
             && self.constants.is_empty()
             && self.stars.is_empty()
             && self.texts.is_empty()
+            && self.walkers.is_empty()
     }
 
     /// Marks every carried name as holding no known constant: something rewrote the
@@ -89,6 +93,15 @@ impl Carried {
         self.texts.contains(name)
     }
 
+    pub(super) fn walker(&mut self, name: &str) {
+        self.walkers.insert(name.to_owned());
+    }
+
+    /// Whether an earlier analysis bound `name` to a directory walk.
+    pub(super) fn holds_walker(&self, name: &str) -> bool {
+        !self.walkers.is_empty() && self.walkers.contains(name)
+    }
+
     pub(super) fn star(&mut self, module: &str) {
         if !self.stars.iter().any(|s| s == module) {
             self.stars.push(module.to_owned());
@@ -111,7 +124,7 @@ impl Carried {
 impl<'a> Engine<'a> {
     /// The snippet's bindings, plus `name` bound to what `value` means (doctest's
     /// `extraglobs={"name": value}`).
-    pub fn carried_with(&mut self, extra: &[(String, crate::analysis::ir::NodeId)]) -> Carried {
+    pub fn carried_with(&mut self, extra: &[(String, NodeId)]) -> Carried {
         let mut carried = self.carried();
         for (name, value) in extra {
             let meanings: Vec<CarriedMeaning> = self
@@ -140,6 +153,25 @@ impl<'a> Engine<'a> {
             Value::Namespace(Namespace::Modules) => CarriedMeaning::Modules,
             _ => return None,
         })
+    }
+
+    /// Records that the module-level name `sym` holds a directory walk, for a later call.
+    pub fn carry_walker(&mut self, sym: Sym) {
+        if !self.walkers.contains(&sym) {
+            self.walkers.push(sym);
+        }
+    }
+
+    /// Whether the name used at `at` may be a walk an earlier call bound: carried so, and bound
+    /// here at most at module level (a use there may come before the new binding).
+    pub fn is_carried_walker(&self, sym: Sym, at: NodeId) -> bool {
+        if !self.context.holds_walker(self.name(sym)) {
+            return false;
+        }
+        let lookup = self
+            .scopes
+            .lookup(sym, self.scopes.scope_of(at), self.dialect.declaring());
+        lookup.scopes.is_empty() || lookup.scopes.contains(&super::scopes::MODULE_SCOPE)
     }
 
     /// What an earlier analysis bound `name` to.

@@ -159,6 +159,8 @@ pub struct Engine<'a> {
     parameter_holder: bool,
     /// Classes whose methods store such a value in `this` (see [`holders`]).
     class_holds: std::collections::HashSet<NodeId>,
+    /// Module-level names bound to a directory walk, carried for a later call to judge.
+    walkers: Vec<Sym>,
     memo: Vec<Memo<Rc<[Meaning]>>>,
     folds: Vec<Memo<Option<Rc<str>>>>,
     too_deep: Vec<NodeId>,
@@ -228,6 +230,7 @@ impl<'a> Engine<'a> {
             reprototyped: None,
             parameter_holder: false,
             class_holds: std::collections::HashSet::new(),
+            walkers: Vec::new(),
             memo: vec![Memo::Unknown; n],
             folds: vec![Memo::Unknown; n],
             too_deep: Vec::new(),
@@ -473,6 +476,9 @@ impl<'a> Engine<'a> {
             }
             if binding.may_be_text {
                 carried.may_be_text(self.name(sym));
+            }
+            if self.walkers.contains(&sym) {
+                carried.walker(self.name(sym));
             }
             carried.bind(
                 self.name(sym),

@@ -385,13 +385,12 @@ impl Dialect for Python {
                 special_definitions::report(e, id);
                 symbolic::report(e, id);
                 import_suggestions::report(e, id);
+                walks::report_call(e, id);
             }
             Kind::Class { .. } => special_definitions::report(e, id),
-            Kind::For { .. } => walks::report(e, id),
             Kind::Assign { .. } => {
                 settings::report(e, id);
                 vectorizers::report(e, id);
-                walks::report(e, id);
             }
             Kind::AugAssign { .. } => settings::report(e, id),
             Kind::Pair { .. } => {
@@ -418,6 +417,7 @@ impl Dialect for Python {
                     "`__builtins__` reached",
                 )
             }
+            Kind::Name(_) => walks::report_carried_name(e, id),
             _ => {}
         }
     }

@@ -375,6 +375,48 @@ fn strict_judges_a_walk_wherever_its_items_go() {
     assert_eq!(policy.judge(&pruned).verdict, Verdict::Allow);
 }
 
+/// A session's later call is judged with what the earlier calls bound: a name they bound is
+/// that binding (a path object whose text climbed out of the work dir, say), never a builtin
+/// or global of the same name, and never text that only looks like a string.
+#[test]
+fn strict_judges_a_later_call_by_what_earlier_calls_bound() {
+    let policy = load("strict").unwrap();
+    let sessions: &[(&[&str], Verdict)] = &[
+        (
+            &[
+                "from pathlib import Path\nroot = Path('.')\n",
+                "root = root.resolve().parent.parent\n",
+                "print(list(root.iterdir()))\n",
+            ],
+            Verdict::Deny,
+        ),
+        (
+            &[
+                "from pathlib import Path\nroot = Path('.').resolve().parent.parent\n",
+                "print(list(root.iterdir()))\n",
+            ],
+            Verdict::Deny,
+        ),
+        (
+            &[
+                "from pathlib import Path\nroot = Path('data')\n",
+                "print(list(root.iterdir()))\n",
+            ],
+            Verdict::Allow,
+        ),
+    ];
+    for (calls, expected) in sessions {
+        let mut carried = Carried::default();
+        let mut last = Verdict::Allow;
+        for code in calls.iter() {
+            let (call, next) = analyze_with(Language::Python, code.as_bytes(), &carried);
+            last = policy.judge(&call).verdict;
+            carried = next;
+        }
+        assert_eq!(last, *expected, "{calls:?}");
+    }
+}
+
 // --- Evasions the analyzer misses (strict allows them): the container holds.
 
 on_every_backend! {

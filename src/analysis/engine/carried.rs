@@ -84,6 +84,11 @@ impl Carried {
         }
     }
 
+    /// Whether an earlier analysis bound `name` at module level.
+    pub(super) fn binds(&self, name: &str) -> bool {
+        self.names.contains_key(name)
+    }
+
     pub(super) fn may_be_text(&mut self, name: &str) {
         self.texts.insert(name.to_owned());
     }

@@ -292,7 +292,10 @@ pub fn is_tracked(e: &Engine, m: Meaning) -> bool {
             e.dialect.call_kind(name).is_some()
                 || tables.eval.contains(&name)
                 || tables.runners.iter().any(|r| r.name == name)
-                || tables.file_loaders.contains(&name)
+                || tables
+                    .file_loaders
+                    .iter()
+                    .any(|n| crate::analysis::is_under(name, n))
                 || e.dialect.path_function(name).is_some()
                 || e.dialect.is_tracked_name(name)
         }

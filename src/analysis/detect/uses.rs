@@ -150,7 +150,12 @@ pub fn report_use(e: &mut Engine, node: NodeId, m: Meaning, site: Site, args: Ve
             format!("`{name}` used as a value"),
         );
     }
-    if site != Site::Import && tables.file_loaders.contains(&name.as_str()) {
+    if site != Site::Import
+        && tables
+            .file_loaders
+            .iter()
+            .any(|n| crate::analysis::is_under(&name, n))
+    {
         e.dynamic(
             node,
             DynamicKind::DynamicImport,

@@ -9,6 +9,7 @@ mod formats;
 mod import_suggestions;
 mod lower;
 mod members;
+mod patchers;
 mod reinit;
 mod settings;
 mod sizes;
@@ -405,6 +406,7 @@ impl Dialect for Python {
                 deferred_loads::report(e, id);
                 import_suggestions::report(e, id);
                 reinit::report(e, id);
+                patchers::report(e, id);
             }
             Kind::Str { .. } | Kind::Arg { .. } => reinit::report(e, id),
             Kind::Binary { .. } => sizes::report_binary(e, id),

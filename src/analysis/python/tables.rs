@@ -121,10 +121,20 @@ const INTROSPECTION_NAMES: &[&str] = &[
     "gc.get_referrers",
     "gc.get_referents",
     "breakpoint",
+    // debuggers and the pure profilers: tracing hooks that hand frames to the snippet's
+    // methods, and objects whose `run`/`runctx` run text (`cProfile.run(text)` is a runner)
+    "bdb",
+    "pdb",
+    "trace",
+    "profile.Profile",
+    "cProfile.Profile",
 ];
 
 /// Attributes that reach interpreter internals: the classic sandbox-escape vocabulary.
 const INTROSPECTION_ATTRIBUTES: &[&str] = &[
+    // what a `unittest.mock` patcher replaced, imported from the name it was given
+    "get_original",
+    "temp_original",
     "__subclasses__",
     "__globals__",
     "__builtins__",
@@ -194,7 +204,8 @@ pub const CAPABILITY_ATTRIBUTES: &[&str] = &[
     "to_clipboard",
 ];
 
-/// Functions that load code from a file or a spec built at run time.
+/// Functions (or whole modules) that load code from a file, a spec built at run time or a
+/// name found in data.
 const FILE_LOADERS: &[&str] = &[
     "imp.load_source",
     "imp.load_module",
@@ -206,6 +217,15 @@ const FILE_LOADERS: &[&str] = &[
     "importlib.machinery.SourceFileLoader",
     "importlib.machinery.SourcelessFileLoader",
     "zipimport.zipimporter",
+    // `EntryPoint(name, "module:attr", group).load()` imports and returns what its text names
+    "importlib.metadata.EntryPoint",
+    // Whole modules that load code named by data: configuration loaders (`fileConfig`
+    // evaluates handler arguments, `dictConfig` calls any dotted name it is given), `pydoc`
+    // (`locate` imports and returns any name; its pagers run shell commands) and `site`
+    // (`addsitedir` runs the `import` lines of `.pth` files).
+    "logging.config",
+    "pydoc",
+    "site",
 ];
 
 /// Keyword arguments that name a file, carried on call facts like positional arguments.

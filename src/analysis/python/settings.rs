@@ -2,7 +2,8 @@
 //! option names (and `plot(backend=name)`); matplotlib imports `name` for a backend written
 //! `module://name`, and evaluates text given for `axes.prop_cycle` as Python (its
 //! `validate_cycler`), wherever the setting comes from: `rcParams`, `rc`, `rc_context`, a
-//! style (a mapping, or a file it reads).
+//! style (a mapping, or a file it reads). Its movie writers run the program
+//! `animation.ffmpeg_path` (or `animation.convert_path`) names.
 //!
 //! The writes are found by what they write, not by one spelling: every pandas option setter
 //! (`set_option`, `option_context`, which select options by a case-insensitive regular
@@ -25,13 +26,20 @@ enum Effect {
     ImportModuleUrl,
     /// matplotlib's `axes.prop_cycle`: text is evaluated as Python.
     EvaluateText,
+    /// matplotlib's `animation.ffmpeg_path`: the program its movie writers run.
+    RunProgram,
 }
 
 /// The settings of matplotlib's `rcParams` that load code, by key.
 const RC_SETTINGS: &[(&str, Effect)] = &[
     ("backend", Effect::ImportModuleUrl),
     ("axes.prop_cycle", Effect::EvaluateText),
+    ("animation.ffmpeg_path", Effect::RunProgram),
+    ("animation.convert_path", Effect::RunProgram),
 ];
+
+/// The programs matplotlib's movie writers run unless told otherwise.
+const DEFAULT_PROGRAMS: &[&str] = &["ffmpeg", "convert"];
 
 /// Functions whose argument at the index names a matplotlib backend.
 const BACKEND_SETTERS: &[(&str, usize, &str)] = &[
@@ -596,6 +604,13 @@ fn report_value(e: &mut Engine, at: NodeId, value: Option<NodeId>, effect: Effec
     }
     let folded = value.and_then(|v| e.fold(v, 0));
     match (effect, folded) {
+        (Effect::RunProgram, Some(program)) if DEFAULT_PROGRAMS.contains(&&*program) => {}
+        (Effect::RunProgram, _) => e.dynamic(
+            at,
+            DynamicKind::CodeEval,
+            "matplotlib's movie writers run the program `animation.ffmpeg_path` or \
+             `animation.convert_path` names, with arguments the snippet's files may answer",
+        ),
         (Effect::EvaluateText, Some(_)) => e.dynamic(
             at,
             DynamicKind::CodeEval,

@@ -164,6 +164,13 @@ fn report_named(e: &mut Engine, call: NodeId) {
                 },
             );
         }
+        if method_by_name
+            && text.is_none()
+            && is_function_argument(e, arg, args)
+            && forwards(e, args)
+        {
+            report_run_time_name(e, arg, value);
+        }
         if let Some(text) = text
             && EXPRESSION_METHODS.contains(&&*text)
         {
@@ -178,8 +185,167 @@ fn report_named(e: &mut Engine, call: NodeId) {
     }
 }
 
-/// True for names, numbers, strings, operators, calls of bare names and `@local`: no attribute
-/// access (a `.` outside a number), no dunder, no escape.
+/// Whether a by-name call hands the method it calls arguments of its own (`expr=` for
+/// `eval`, `args=`, a splat, a keyword the pandas method does not take itself, a third
+/// positional one): without them `eval` and `query` have no text to run.
+fn forwards(e: &Engine, args: crate::analysis::ir::List) -> bool {
+    /// Parameters of the by-name methods themselves, never handed on.
+    const OWN: &[&str] = &[
+        "func",
+        "arg",
+        "axis",
+        "raw",
+        "result_type",
+        "by_row",
+        "engine",
+        "engine_kwargs",
+        "na_action",
+    ];
+    let mut positional = 0;
+    for &arg in e.ir.list(args) {
+        match e.ir.kind(arg) {
+            Kind::Arg { splat, .. } if splat != crate::analysis::ir::Splat::None => return true,
+            Kind::Arg {
+                name: Some(name), ..
+            } if !OWN.contains(&e.name(name)) => return true,
+            Kind::Arg { name: None, .. } => positional += 1,
+            _ => {}
+        }
+    }
+    positional > 2
+}
+
+/// The argument that names what to call: the first positional one, a splatted one (which may
+/// put anything first), or `func=`.
+fn is_function_argument(e: &Engine, arg: NodeId, args: crate::analysis::ir::List) -> bool {
+    match e.ir.kind(arg) {
+        Kind::Arg {
+            name: Some(name), ..
+        } => matches!(e.name(name), "func" | "arg"),
+        Kind::Arg { splat, .. } if splat != crate::analysis::ir::Splat::None => true,
+        _ => e.ir.list(args).first() == Some(&arg),
+    }
+}
+
+/// A function argument of a pandas method that calls methods by name, when it may be a name
+/// the analyzer cannot read: text it cannot fold to a few known names, or a list, mapping or
+/// splat holding such text. Functions, lambdas, numbers and library names are called as they
+/// are. A name that may be `eval` or `query` is code; one nobody can read is a value strict
+/// cannot follow.
+fn report_run_time_name(e: &mut Engine, arg: NodeId, value: NodeId) {
+    let value = e.ir.unparen(value);
+    match e.ir.kind(value) {
+        Kind::Collection { items, .. } => {
+            for item in e.ir.list(items).to_vec() {
+                report_run_time_name(e, arg, item);
+            }
+            return;
+        }
+        Kind::Pair { value, .. } => return report_run_time_name(e, arg, value),
+        Kind::Function { .. } | Kind::Int(_) | Kind::Float | Kind::Const(_) => return,
+        _ => {}
+    }
+    if let Some(texts) = e
+        .fold(value, 0)
+        .map(|t| vec![t.to_string()])
+        .or_else(|| e.fold_candidates(value))
+    {
+        if let Some(text) = texts
+            .iter()
+            .find(|t| EXPRESSION_METHODS.contains(&t.as_str()))
+        {
+            e.dynamic(
+                arg,
+                DynamicKind::CodeEval,
+                format!(
+                    "names the method `{text}`, which evaluates text the analyzer does not see"
+                ),
+            );
+        }
+        return;
+    }
+    if !may_hold_text(e, value, 0) {
+        return;
+    }
+    e.dynamic(
+        arg,
+        DynamicKind::UntrackedValue,
+        "names the method to call at run time, which may be `eval` or `query` (text the \
+         analyzer does not see): pass the function itself, or its name as a constant",
+    );
+}
+
+/// How many names a value is followed back through.
+const MAX_TEXT_DEPTH: usize = 4;
+
+/// Whether a value may be text: not a function, number, collection or a library's own name, a
+/// call of a numerical library (numpy, pandas, scikit-learn: arrays and frames), a slice or
+/// column selection, a name nothing here binds (unless an earlier call bound it to text), or a
+/// name bound only to such values.
+fn may_hold_text(e: &mut Engine, value: NodeId, depth: usize) -> bool {
+    let value = e.ir.unparen(value);
+    match e.ir.kind(value) {
+        Kind::Function { .. }
+        | Kind::Class { .. }
+        | Kind::Int(_)
+        | Kind::Float
+        | Kind::Const(_)
+        | Kind::Collection { .. }
+        | Kind::Comprehension { .. } => false,
+        Kind::Index { key, .. } => !matches!(
+            e.ir.kind(e.ir.unparen(key)),
+            Kind::Slice { .. } | Kind::Collection { .. }
+        ),
+        Kind::Attr { .. } => {
+            let meanings = e.resolve(value, 0);
+            meanings.is_empty() || meanings.iter().any(|m| e.path_text(m.value).is_none())
+        }
+        Kind::Call { callee, .. } => !e.names_of(callee).iter().any(|n| {
+            [
+                "numpy.",
+                "pandas.",
+                "sklearn.",
+                "scipy.",
+                "math.",
+                "statistics.",
+            ]
+            .iter()
+            .any(|m| n.starts_with(m))
+        }),
+        Kind::Name(sym) => {
+            let lookup = e
+                .scopes
+                .lookup(sym, e.scopes.scope_of(value), e.dialect.declaring());
+            if lookup.scopes.is_empty() {
+                return e.name_may_be_text(sym, value);
+            }
+            let meanings = e.resolve(value, 0);
+            let library =
+                !meanings.is_empty() && meanings.iter().all(|m| e.path_text(m.value).is_some());
+            if library || e.is_numeric(value) {
+                return false;
+            }
+            if depth >= MAX_TEXT_DEPTH {
+                return true;
+            }
+            let mut some = false;
+            let bound = e.every_bind(sym, value, |e, bind| {
+                let text = match e.ir.parent(bind).map(|p| e.ir.kind(p)) {
+                    Some(Kind::Function { .. } | Kind::Class { .. }) => false,
+                    Some(Kind::Assign { value, .. }) => may_hold_text(e, value, depth + 1),
+                    _ => true, // a parameter, a loop's or a `with`'s target: anything
+                };
+                some |= text;
+                true
+            });
+            !bound || some
+        }
+        _ => true,
+    }
+}
+
+/// True for names, numbers, strings, operators, calls of bare names and `@local` values (never
+/// called): no attribute access (a `.` outside a number), no dunder, no escape.
 fn is_plain_arithmetic(text: &str) -> bool {
     let chars: Vec<char> = text.chars().collect();
     let mut i = 0;
@@ -203,6 +369,24 @@ fn is_plain_arithmetic(text: &str) -> bool {
                 }
             }
             '_' if chars.get(i + 1) == Some(&'_') => return false,
+            // `@reader(@path)`: calling one of the snippet's own names runs whatever it is
+            // bound to (a library reader taken as a value) where no check of its arguments
+            // looks. Names pandas provides (`sqrt(a)`) are no `@local`.
+            '@' => {
+                let mut j = i + 1;
+                while chars
+                    .get(j)
+                    .is_some_and(|c| c.is_alphanumeric() || *c == '_')
+                {
+                    j += 1;
+                }
+                while chars.get(j).is_some_and(|c| c.is_whitespace()) {
+                    j += 1;
+                }
+                if chars.get(j) == Some(&'(') {
+                    return false;
+                }
+            }
             '\\' | ';' | ':' | '{' | '}' | '#' | '$' => return false,
             _ => {}
         }
@@ -225,5 +409,8 @@ mod tests {
         assert!(!is_plain_arithmetic("x.str.len()"));
         assert!(!is_plain_arithmetic("'unterminated"));
         assert!(!is_plain_arithmetic("a ; b"));
+        assert!(!is_plain_arithmetic("@rd(@p, sep=@s)"));
+        assert!(!is_plain_arithmetic("@rd (@p)"));
+        assert!(is_plain_arithmetic("a + @scale * sqrt(b)"));
     }
 }

@@ -132,6 +132,11 @@ const INTROSPECTION_NAMES: &[&str] = &[
 
 /// Attributes that reach interpreter internals: the classic sandbox-escape vocabulary.
 const INTROSPECTION_ATTRIBUTES: &[&str] = &[
+    // numpy builds an array over whatever memory address this describes: any object with it,
+    // under any name that becomes an attribute (a label, a field, an accessor), reads and
+    // writes the process's memory
+    "__array_interface__",
+    "__array_struct__",
     // what a `unittest.mock` patcher replaced, imported from the name it was given
     "get_original",
     "temp_original",

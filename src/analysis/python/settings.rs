@@ -25,6 +25,8 @@ enum Effect {
     ImportModuleUrl,
     /// matplotlib's `axes.prop_cycle`: text is evaluated as Python.
     EvaluateText,
+    /// A matplotlib style (a mapping of settings, or a file or package to read them from).
+    Style,
 }
 
 /// The settings of matplotlib's `rcParams` that load code, by key.
@@ -93,6 +95,28 @@ const CYCLERS: &[&str] = &[
     "matplotlib.rcsetup.cycler",
 ];
 
+/// matplotlib's settings objects: `RcParams` mappings whose item writes validate (and so
+/// evaluate `axes.prop_cycle` text): the live settings, and the defaults `rcdefaults` and
+/// `rc_file_defaults` copy back into them.
+const RC_OBJECTS: &[&str] = &["rcParams", "rcParamsDefault", "rcParamsOrig"];
+
+/// Methods of an `RcParams` (or its class) that return a new one, and functions that make
+/// one: every `RcParams` validates what is written into it, so a new one is a settings
+/// object the analyzer would have to follow.
+const RC_COPIERS: &[&str] = &["copy", "find_all", "fromkeys"];
+const RC_MAKERS: &[&str] = &[
+    "matplotlib.RcParams",
+    "matplotlib.rc_params",
+    "matplotlib.pyplot.rc_params",
+];
+
+/// matplotlib's table of named styles: a style stored there is applied by its name.
+const STYLE_LIBRARIES: &[&str] = &[
+    "matplotlib.style.library",
+    "matplotlib.style.core.library",
+    "matplotlib.pyplot.style.library",
+];
+
 /// The option pandas selects for its plotting backend.
 const PANDAS_BACKEND_OPTION: &str = "plotting.backend";
 
@@ -104,9 +128,11 @@ const MAX_ALIASES: usize = 4;
 pub fn is_settings_name(name: &str) -> bool {
     let rc = name
         .split('.')
-        .any(|part| part == "rcParams" || part == "RcParams");
+        .any(|part| part == "RcParams" || RC_OBJECTS.contains(&part));
     let matplotlib = name.starts_with("matplotlib.") && rc;
     matplotlib
+        || STYLE_LIBRARIES.contains(&name)
+        || RC_MAKERS.contains(&name)
         || PANDAS_OPTION_SETTERS.contains(&name)
         || matches!(name, "pandas.options" | "pandas.options.plotting")
         || BACKEND_SETTERS.iter().any(|(n, ..)| *n == name)
@@ -190,6 +216,9 @@ fn report_call(e: &mut Engine, call: NodeId, callee: NodeId) {
         if name == "setattr" {
             report_setattr(e, call);
         }
+        if RC_MAKERS.contains(&name) {
+            report_new_settings(e, call);
+        }
         // `dict.update(mpl.rcParams, {...})`
         if let Some(method) = name.strip_prefix("dict.")
             && MAPPING_WRITERS.contains(&method)
@@ -206,6 +235,14 @@ fn report_call(e: &mut Engine, call: NodeId, callee: NodeId) {
     let method = e.name(name).to_owned();
     if MAPPING_WRITERS.contains(&method.as_str()) && is_rc_params(e, object) {
         report_rc_arguments(e, call, e.positional_args(call).first().copied());
+    }
+    // `rcParams.copy()`, `RcParams.fromkeys(...)`: a new settings object.
+    if RC_COPIERS.contains(&method.as_str()) && names_rc_params(e, object) {
+        report_new_settings(e, call);
+    }
+    // `style.library.update({"x": {...}})`: styles the analyzer would have to read.
+    if MAPPING_WRITERS.contains(&method.as_str()) && is_style_library(e, object) {
+        report_entry(e, call, Entry::Unknown, Effect::EvaluateText);
     }
     report_backend_keyword(e, call, &names, &method);
 }
@@ -539,6 +576,8 @@ fn store_effects(e: &mut Engine, target: NodeId) -> Vec<Effect> {
                 Vec::new()
             }
         }
+        // `style.library["x"] = {...}`: a style applied later by its name.
+        Kind::Index { object, .. } if is_style_library(e, object) => vec![Effect::Style],
         Kind::Index { object, key } if is_rc_params(e, object) => {
             let key = e.fold(key, 0);
             RC_SETTINGS
@@ -574,8 +613,24 @@ fn names_rc_params(e: &mut Engine, id: NodeId) -> bool {
 
 fn is_rc_params(e: &mut Engine, id: NodeId) -> bool {
     resolves_to(e, id, |p| {
-        p.starts_with("matplotlib") && p.ends_with("rcParams")
+        p.starts_with("matplotlib")
+            && p.rsplit('.').next().is_some_and(|last| RC_OBJECTS.contains(&last))
     })
+}
+
+fn is_style_library(e: &mut Engine, id: NodeId) -> bool {
+    resolves_to(e, id, |p| STYLE_LIBRARIES.contains(&p))
+}
+
+/// A new `RcParams` (a copy, a selection, one made from keys or read from the defaults): it
+/// validates whatever is written into it later, where the analyzer does not follow it.
+fn report_new_settings(e: &mut Engine, call: NodeId) {
+    e.dynamic(
+        call,
+        DynamicKind::UntrackedValue,
+        "a new matplotlib settings object: text written into its `axes.prop_cycle` is \
+         evaluated as Python, and the analyzer does not follow it; write into `rcParams` itself",
+    );
 }
 
 fn resolves_to(e: &mut Engine, id: NodeId, wanted: impl Fn(&str) -> bool) -> bool {
@@ -586,6 +641,9 @@ fn resolves_to(e: &mut Engine, id: NodeId, wanted: impl Fn(&str) -> bool) -> boo
 
 /// What a setting's value does: the import it makes, or the text it runs.
 fn report_value(e: &mut Engine, at: NodeId, value: Option<NodeId>, effect: Effect) {
+    if let Effect::Style = effect {
+        return report_style(e, at, value, 0);
+    }
     if let (Effect::EvaluateText, Some(v)) = (effect, value)
         && let Kind::Call { callee, .. } = e.ir.kind(e.ir.unparen(v))
         && e.names_of(callee)

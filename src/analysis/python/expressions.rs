@@ -145,6 +145,14 @@ fn report_named(e: &mut Engine, call: NodeId) {
     if !method_by_name && !looks_up {
         return;
     }
+    if let Kind::Attr { name, .. } = e.ir.kind(callee)
+        && DISPATCH_BY_NAME.contains(&e.name(name))
+        && !e.splatted(call)
+        && let Some(function) = e.arg(call, 0, "func")
+        && e.fold(function, 0).is_none()
+    {
+        report_unread_method_name(e, function);
+    }
     for arg in e.ir.list(args).to_vec() {
         let Kind::Arg { value, .. } = e.ir.kind(arg) else {
             continue;
@@ -175,6 +183,78 @@ fn report_named(e: &mut Engine, call: NodeId) {
                 ),
             );
         }
+    }
+}
+
+/// pandas methods whose `func` may be the name of a method of the frame, which they call
+/// (`frame.agg("eval", expr=text)`); `pipe` and `map` call only what is callable.
+const DISPATCH_BY_NAME: &[&str] = &["agg", "aggregate", "apply", "transform"];
+
+/// How deep a method name is followed through names and containers.
+const MAX_NAME_DEPTH: usize = 4;
+
+/// The `func` of `frame.agg(func, ...)` when it does not fold to one text: each text it may be
+/// (a loop over names, a parameter given constants) is judged like a written one, and a value
+/// that may be text the analyzer cannot read (read from input, built at run time) may name
+/// `eval` or `query`, whose text is not seen either.
+fn report_unread_method_name(e: &mut Engine, function: NodeId) {
+    if let Some(texts) = e.fold_candidates(function).filter(|t| !t.is_empty()) {
+        if let Some(text) = texts.iter().find(|t| EXPRESSION_METHODS.contains(&t.as_str())) {
+            let text = text.clone();
+            e.dynamic(
+                function,
+                DynamicKind::CodeEval,
+                format!(
+                    "may name the method `{text}`, which evaluates text the analyzer does not see"
+                ),
+            );
+        }
+        return;
+    }
+    if may_be_unread_text(e, function, 0) {
+        e.dynamic(
+            function,
+            DynamicKind::UntrackedValue,
+            "a method called by a name the analyzer cannot read: it may be `eval` or `query`, \
+             which evaluate text; pass the function itself, or its name as a constant",
+        );
+    }
+}
+
+/// True unless the value is a function, a module's or the snippet's own, numbers, or a
+/// container (a list of functions, a mapping of columns to them) whose items are all that or
+/// constant texts other than `eval` and `query`.
+fn may_be_unread_text(e: &mut Engine, value: NodeId, depth: usize) -> bool {
+    let value = e.ir.unparen(value);
+    if depth > MAX_NAME_DEPTH {
+        return true;
+    }
+    if let Some(text) = e.fold(value, 0) {
+        return EXPRESSION_METHODS.contains(&&*text);
+    }
+    if !e.resolve(value, 0).is_empty() || e.is_numeric(value) {
+        return false;
+    }
+    match e.ir.kind(value) {
+        Kind::Function { .. } => false,
+        Kind::Collection { items, .. } => e.ir.list(items).to_vec().into_iter().any(|item| {
+            let item = match e.ir.kind(item) {
+                Kind::Pair { value, .. } => value,
+                _ => item,
+            };
+            may_be_unread_text(e, item, depth + 1)
+        }),
+        Kind::Name(sym) => !e.every_bind(sym, value, |e, bind| {
+            match e.ir.parent(bind).map(|p| e.ir.kind(p)) {
+                Some(Kind::Assign { targets, value }) if e.ir.list(targets).contains(&bind) => {
+                    !may_be_unread_text(e, value, depth + 1)
+                }
+                // `def f(...)`, `class C`: the snippet's own function
+                Some(Kind::Function { .. } | Kind::Class { .. }) => true,
+                _ => false,
+            }
+        }),
+        _ => true,
     }
 }
 

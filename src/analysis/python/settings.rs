@@ -27,13 +27,24 @@ enum Effect {
     EvaluateText,
     /// A matplotlib style (a mapping of settings, or a file or package to read them from).
     Style,
+    /// matplotlib runs a program on the figure's text: LaTeX for `text.usetex` (which reads any
+    /// file the text names with `\input`), Ghostscript or xpdf for `ps.usedistiller`.
+    RunsProgram,
 }
 
 /// The settings of matplotlib's `rcParams` that load code, by key.
 const RC_SETTINGS: &[(&str, Effect)] = &[
     ("backend", Effect::ImportModuleUrl),
     ("axes.prop_cycle", Effect::EvaluateText),
+    ("text.usetex", Effect::RunsProgram),
+    ("ps.usedistiller", Effect::RunsProgram),
 ];
+
+/// The keyword by which a text, a label or a tick formatter asks for LaTeX.
+const USETEX_KEYWORD: &str = "usetex";
+
+/// What matplotlib saves with LaTeX (its `pgf` backend measures text with `xelatex`).
+const LATEX_FORMAT: &str = "pgf";
 
 /// Functions whose argument at the index names a matplotlib backend.
 const BACKEND_SETTERS: &[(&str, usize, &str)] = &[
@@ -245,6 +256,51 @@ fn report_call(e: &mut Engine, call: NodeId, callee: NodeId) {
         report_entry(e, call, Entry::Unknown, Effect::EvaluateText);
     }
     report_backend_keyword(e, call, &names, &method);
+    if let Some(value) = e.keyword_arg(call, USETEX_KEYWORD) {
+        report_program(e, call, Some(value));
+    }
+    if SAVE_METHODS.contains(&method.as_str()) {
+        report_latex_save(e, call);
+    }
+}
+
+/// `savefig("figure.pgf")`, `savefig(f, format="pgf")`, `savefig(f, backend="pgf")`: the
+/// `pgf` backend runs LaTeX on every text of the figure.
+fn report_latex_save(e: &mut Engine, call: NodeId) {
+    let by_name = e
+        .arg(call, 0, "fname")
+        .and_then(|f| e.fold(f, 0))
+        .is_some_and(|f| f.to_ascii_lowercase().ends_with(&format!(".{LATEX_FORMAT}")));
+    let by_keyword = ["format", "backend"].iter().any(|k| {
+        e.keyword_arg(call, k)
+            .is_some_and(|v| e.fold(v, 0).is_none_or(|t| t.eq_ignore_ascii_case(LATEX_FORMAT)))
+    });
+    if by_name || by_keyword {
+        report_program(e, call, None);
+    }
+}
+
+/// A setting or keyword that makes matplotlib run LaTeX or Ghostscript on the figure's text,
+/// unless it is `False` or `None`. Those programs are not in the sandbox's own image, but an
+/// image built with more packages may have them, and LaTeX reads whatever file the text
+/// names; strict, which allows only what it can follow, refuses the setting.
+fn report_program(e: &mut Engine, at: NodeId, value: Option<NodeId>) {
+    use crate::analysis::ir::ConstKind;
+    if let Some(v) = value
+        && matches!(
+            e.ir.kind(e.ir.unparen(v)),
+            Kind::Const(ConstKind::False | ConstKind::Null)
+        )
+    {
+        return;
+    }
+    e.dynamic(
+        at,
+        DynamicKind::UntrackedValue,
+        "matplotlib would run LaTeX (`usetex`, the `pgf` format) or Ghostscript \
+         (`ps.usedistiller`) on the figure's text: a program outside the analyzer's view, which \
+         reads any file the text names; draw text with mathtext (`$...$`) instead",
+    );
 }
 
 /// `df.plot(backend=name)`, `fig.savefig(..., backend="module://name")`, also inside `**{}`.
@@ -357,8 +413,16 @@ fn report_style(e: &mut Engine, call: NodeId, style: Option<NodeId>, depth: usiz
         }
         return;
     }
-    let entry = mapping_value(e, style, "axes.prop_cycle", 0);
-    report_entry(e, style, entry, Effect::EvaluateText);
+    // A style never sets the backend (matplotlib ignores it there); every other setting above
+    // it may.
+    for &(key, effect) in RC_SETTINGS.iter().filter(|(k, _)| *k != "backend") {
+        let entry = mapping_value(e, style, key, 0);
+        let unknown = matches!(entry, Entry::Unknown);
+        report_entry(e, style, entry, effect);
+        if unknown {
+            return; // one finding says it: the mapping is not read at all
+        }
+    }
 }
 
 /// `rc_file(path)`, `rc_context(fname=path)`, `style.reload_library()`: settings read from a
@@ -643,6 +707,9 @@ fn resolves_to(e: &mut Engine, id: NodeId, wanted: impl Fn(&str) -> bool) -> boo
 fn report_value(e: &mut Engine, at: NodeId, value: Option<NodeId>, effect: Effect) {
     if let Effect::Style = effect {
         return report_style(e, at, value, 0);
+    }
+    if let Effect::RunsProgram = effect {
+        return report_program(e, at, value);
     }
     if let (Effect::EvaluateText, Some(v)) = (effect, value)
         && let Kind::Call { callee, .. } = e.ir.kind(e.ir.unparen(v))

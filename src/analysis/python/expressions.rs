@@ -199,7 +199,10 @@ const MAX_NAME_DEPTH: usize = 4;
 /// `eval` or `query`, whose text is not seen either.
 fn report_unread_method_name(e: &mut Engine, function: NodeId) {
     if let Some(texts) = e.fold_candidates(function).filter(|t| !t.is_empty()) {
-        if let Some(text) = texts.iter().find(|t| EXPRESSION_METHODS.contains(&t.as_str())) {
+        if let Some(text) = texts
+            .iter()
+            .find(|t| EXPRESSION_METHODS.contains(&t.as_str()))
+        {
             let text = text.clone();
             e.dynamic(
                 function,

@@ -270,10 +270,15 @@ fn report_latex_save(e: &mut Engine, call: NodeId) {
     let by_name = e
         .arg(call, 0, "fname")
         .and_then(|f| e.fold(f, 0))
-        .is_some_and(|f| f.to_ascii_lowercase().ends_with(&format!(".{LATEX_FORMAT}")));
+        .is_some_and(|f| {
+            f.to_ascii_lowercase()
+                .ends_with(&format!(".{LATEX_FORMAT}"))
+        });
     let by_keyword = ["format", "backend"].iter().any(|k| {
-        e.keyword_arg(call, k)
-            .is_some_and(|v| e.fold(v, 0).is_none_or(|t| t.eq_ignore_ascii_case(LATEX_FORMAT)))
+        e.keyword_arg(call, k).is_some_and(|v| {
+            e.fold(v, 0)
+                .is_none_or(|t| t.eq_ignore_ascii_case(LATEX_FORMAT))
+        })
     });
     if by_name || by_keyword {
         report_program(e, call, None);
@@ -678,7 +683,9 @@ fn names_rc_params(e: &mut Engine, id: NodeId) -> bool {
 fn is_rc_params(e: &mut Engine, id: NodeId) -> bool {
     resolves_to(e, id, |p| {
         p.starts_with("matplotlib")
-            && p.rsplit('.').next().is_some_and(|last| RC_OBJECTS.contains(&last))
+            && p.rsplit('.')
+                .next()
+                .is_some_and(|last| RC_OBJECTS.contains(&last))
     })
 }
 

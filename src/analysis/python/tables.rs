@@ -349,7 +349,11 @@ const PATH_FUNCTIONS: &[PathFunction] = &[
     // numpy 2's `numpy.core.records` hands its members over by `__getattr__`, so the survey,
     // which lists members by `dir`, does not see its `fromfile` (`numpy.rec.fromfile`).
     paths("numpy.core.records.fromfile", &[0], &["fd"]),
-    paths("matplotlib.mathtext.math_to_image", &[1], &["filename_or_obj"]),
+    paths(
+        "matplotlib.mathtext.math_to_image",
+        &[1],
+        &["filename_or_obj"],
+    ),
     paths("sklearn.datasets.load_files", &[0], &["container_path"]),
     paths("sklearn.datasets.load_svmlight_file", &[0], &["f"]),
     paths("sklearn.datasets.load_svmlight_files", &[0], &["files"]),

@@ -147,11 +147,21 @@ fn report_named(e: &mut Engine, call: NodeId) {
     }
     if let Kind::Attr { name, .. } = e.ir.kind(callee)
         && DISPATCH_BY_NAME.contains(&e.name(name))
-        && !e.splatted(call)
-        && let Some(function) = e.arg(call, 0, "func")
-        && e.fold(function, 0).is_none()
+        && may_give_expression_text(e, call)
     {
-        report_unread_method_name(e, function);
+        match e.arg(call, 0, "func") {
+            Some(function) if e.fold(function, 0).is_none() => {
+                report_unread_method_name(e, function)
+            }
+            Some(_) => {}
+            // `frame.agg(**options)`
+            None => e.dynamic(
+                call,
+                DynamicKind::UntrackedValue,
+                "a method called by a name the analyzer cannot read: it may be `eval` or \
+                 `query`, which evaluate text",
+            ),
+        }
     }
     for arg in e.ir.list(args).to_vec() {
         let Kind::Arg { value, .. } = e.ir.kind(arg) else {
@@ -189,6 +199,31 @@ fn report_named(e: &mut Engine, call: NodeId) {
 /// pandas methods whose `func` may be the name of a method of the frame, which they call
 /// (`frame.agg("eval", expr=text)`); `pipe` and `map` call only what is callable.
 const DISPATCH_BY_NAME: &[&str] = &["agg", "aggregate", "apply", "transform"];
+
+/// True when the call may hand a method its text: `eval` and `query` take it as `expr`, which
+/// `agg`, `apply` and `transform` pass on from their own `expr=`, their positional arguments
+/// after the function and the axis, `args=`, or a `**` mapping. `frame.agg(name)` alone
+/// evaluates nothing, and a scikit-learn estimator's `transform(X)` or a forest's `apply(X)`
+/// takes data alone.
+fn may_give_expression_text(e: &mut Engine, call: NodeId) -> bool {
+    if e.splatted(call) {
+        return true;
+    }
+    let Kind::Call { args, .. } = e.ir.kind(call) else {
+        return false;
+    };
+    let mut positional = 0;
+    for &arg in e.ir.list(args) {
+        match e.ir.kind(arg) {
+            Kind::Arg { name: None, .. } => positional += 1,
+            Kind::Arg { name: Some(n), .. } if ["expr", "args"].contains(&e.name(n)) => {
+                return true;
+            }
+            _ => {}
+        }
+    }
+    positional > 2
+}
 
 /// How deep a method name is followed through names and containers.
 const MAX_NAME_DEPTH: usize = 4;

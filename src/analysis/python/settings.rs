@@ -274,10 +274,12 @@ fn report_latex_save(e: &mut Engine, call: NodeId) {
             f.to_ascii_lowercase()
                 .ends_with(&format!(".{LATEX_FORMAT}"))
         });
+    // Each text the keyword may be (a helper's parameter given constants by its callers; none
+    // when nothing calls the helper).
     let by_keyword = ["format", "backend"].iter().any(|k| {
         e.keyword_arg(call, k).is_some_and(|v| {
-            e.fold(v, 0)
-                .is_none_or(|t| t.eq_ignore_ascii_case(LATEX_FORMAT))
+            e.fold_candidates(v)
+                .is_none_or(|texts| texts.iter().any(|t| t.eq_ignore_ascii_case(LATEX_FORMAT)))
         })
     });
     if by_name || by_keyword {

@@ -540,9 +540,10 @@ on_every_backend! {
 }
 
 /// Library surfaces found by surveying the allowed modules' own call sites of open, eval,
-/// import and subprocess rather than by an attacker; each payload ran a shell or printed
-/// /etc/passwd under strict before it was denied (`policies/fixtures/strict/library-surfaces.*`
-/// hold the ordinary code beside them).
+/// import and subprocess rather than by an attacker. Each payload was allowed by strict: the
+/// settings ones, `base64.main` and the `agg` loop ran a shell or printed /etc/passwd,
+/// `require.resolve` told which files exist, `connect` opened a socket
+/// (`policies/fixtures/strict/library-surfaces.*` hold the ordinary code beside them).
 #[test]
 fn strict_denies_the_library_surface_classes() {
     const CYCLE: &str = "'[g := (g.gi_frame.f_back.f_back.f_globals[\"__builtins__\"][\"__import__\"](\"os\").system(\"id\") for _ in [1]), [a for a in g]]'";

@@ -542,7 +542,7 @@ on_every_backend! {
 /// Library surfaces found by surveying the allowed modules' own call sites of open, eval,
 /// import and subprocess rather than by an attacker. Each payload was allowed by strict: the
 /// settings ones, `base64.main` and the `agg` loop ran a shell or printed /etc/passwd,
-/// `require.resolve` told which files exist, `connect` opened a socket
+/// `require.resolve` told which files exist, `connect` tried a Unix socket
 /// (`policies/fixtures/strict/library-surfaces.*` hold the ordinary code beside them).
 #[test]
 fn strict_denies_the_library_surface_classes() {

@@ -145,6 +145,24 @@ fn report_named(e: &mut Engine, call: NodeId) {
     if !method_by_name && !looks_up {
         return;
     }
+    if let Kind::Attr { name, .. } = e.ir.kind(callee)
+        && DISPATCH_BY_NAME.contains(&e.name(name))
+        && may_give_expression_text(e, call)
+    {
+        match e.arg(call, 0, "func") {
+            Some(function) if e.fold(function, 0).is_none() => {
+                report_unread_method_name(e, function)
+            }
+            Some(_) => {}
+            // `frame.agg(**options)`
+            None => e.dynamic(
+                call,
+                DynamicKind::UntrackedValue,
+                "a method called by a name the analyzer cannot read: it may be `eval` or \
+                 `query`, which evaluate text",
+            ),
+        }
+    }
     for arg in e.ir.list(args).to_vec() {
         let Kind::Arg { value, .. } = e.ir.kind(arg) else {
             continue;
@@ -164,13 +182,6 @@ fn report_named(e: &mut Engine, call: NodeId) {
                 },
             );
         }
-        if method_by_name
-            && text.is_none()
-            && is_function_argument(e, arg, args)
-            && forwards(e, args)
-        {
-            report_run_time_name(e, arg, value);
-        }
         if let Some(text) = text
             && EXPRESSION_METHODS.contains(&&*text)
         {
@@ -185,167 +196,108 @@ fn report_named(e: &mut Engine, call: NodeId) {
     }
 }
 
-/// Whether a by-name call hands the method it calls arguments of its own (`expr=` for
-/// `eval`, `args=`, a splat, a keyword the pandas method does not take itself, a third
-/// positional one): without them `eval` and `query` have no text to run.
-fn forwards(e: &Engine, args: crate::analysis::ir::List) -> bool {
-    /// Parameters of the by-name methods themselves, never handed on.
-    const OWN: &[&str] = &[
-        "func",
-        "arg",
-        "axis",
-        "raw",
-        "result_type",
-        "by_row",
-        "engine",
-        "engine_kwargs",
-        "na_action",
-    ];
+/// pandas methods whose `func` may be the name of a method of the frame, which they call
+/// (`frame.agg("eval", expr=text)`); `pipe` and `map` call only what is callable.
+const DISPATCH_BY_NAME: &[&str] = &["agg", "aggregate", "apply", "transform"];
+
+/// True when the call may hand a method its text: `eval` and `query` take it as `expr`, which
+/// `agg`, `apply` and `transform` pass on from their own `expr=`, their positional arguments
+/// after the function and the axis, `args=`, or a `**` mapping. `frame.agg(name)` alone
+/// evaluates nothing, and a scikit-learn estimator's `transform(X)` or a forest's `apply(X)`
+/// takes data alone.
+fn may_give_expression_text(e: &mut Engine, call: NodeId) -> bool {
+    if e.splatted(call) {
+        return true;
+    }
+    let Kind::Call { args, .. } = e.ir.kind(call) else {
+        return false;
+    };
     let mut positional = 0;
     for &arg in e.ir.list(args) {
         match e.ir.kind(arg) {
-            Kind::Arg { splat, .. } if splat != crate::analysis::ir::Splat::None => return true,
-            Kind::Arg {
-                name: Some(name), ..
-            } if !OWN.contains(&e.name(name)) => return true,
             Kind::Arg { name: None, .. } => positional += 1,
+            Kind::Arg { name: Some(n), .. } if ["expr", "args"].contains(&e.name(n)) => {
+                return true;
+            }
             _ => {}
         }
     }
     positional > 2
 }
 
-/// The argument that names what to call: the first positional one, a splatted one (which may
-/// put anything first), or `func=`.
-fn is_function_argument(e: &Engine, arg: NodeId, args: crate::analysis::ir::List) -> bool {
-    match e.ir.kind(arg) {
-        Kind::Arg {
-            name: Some(name), ..
-        } => matches!(e.name(name), "func" | "arg"),
-        Kind::Arg { splat, .. } if splat != crate::analysis::ir::Splat::None => true,
-        _ => e.ir.list(args).first() == Some(&arg),
-    }
-}
+/// How deep a method name is followed through names and containers.
+const MAX_NAME_DEPTH: usize = 4;
 
-/// A function argument of a pandas method that calls methods by name, when it may be a name
-/// the analyzer cannot read: text it cannot fold to a few known names, or a list, mapping or
-/// splat holding such text. Functions, lambdas, numbers and library names are called as they
-/// are. A name that may be `eval` or `query` is code; one nobody can read is a value strict
-/// cannot follow.
-fn report_run_time_name(e: &mut Engine, arg: NodeId, value: NodeId) {
-    let value = e.ir.unparen(value);
-    match e.ir.kind(value) {
-        Kind::Collection { items, .. } => {
-            for item in e.ir.list(items).to_vec() {
-                report_run_time_name(e, arg, item);
-            }
-            return;
-        }
-        Kind::Pair { value, .. } => return report_run_time_name(e, arg, value),
-        Kind::Function { .. } | Kind::Int(_) | Kind::Float | Kind::Const(_) => return,
-        _ => {}
-    }
-    if let Some(texts) = e
-        .fold(value, 0)
-        .map(|t| vec![t.to_string()])
-        .or_else(|| e.fold_candidates(value))
-    {
+/// The `func` of `frame.agg(func, ...)` when it does not fold to one text: each text it may be
+/// (a loop over names, a parameter given constants) is judged like a written one, and a value
+/// that may be text the analyzer cannot read (read from input, built at run time) may name
+/// `eval` or `query`, whose text is not seen either.
+fn report_unread_method_name(e: &mut Engine, function: NodeId) {
+    if let Some(texts) = e.fold_candidates(function).filter(|t| !t.is_empty()) {
         if let Some(text) = texts
             .iter()
             .find(|t| EXPRESSION_METHODS.contains(&t.as_str()))
         {
+            let text = text.clone();
             e.dynamic(
-                arg,
+                function,
                 DynamicKind::CodeEval,
                 format!(
-                    "names the method `{text}`, which evaluates text the analyzer does not see"
+                    "may name the method `{text}`, which evaluates text the analyzer does not see"
                 ),
             );
         }
         return;
     }
-    if !may_hold_text(e, value, 0) {
-        return;
+    if may_be_unread_text(e, function, 0) {
+        e.dynamic(
+            function,
+            DynamicKind::UntrackedValue,
+            "a method called by a name the analyzer cannot read: it may be `eval` or `query`, \
+             which evaluate text; pass the function itself, or its name as a constant",
+        );
     }
-    e.dynamic(
-        arg,
-        DynamicKind::UntrackedValue,
-        "names the method to call at run time, which may be `eval` or `query` (text the \
-         analyzer does not see): pass the function itself, or its name as a constant",
-    );
 }
 
-/// How many names a value is followed back through.
-const MAX_TEXT_DEPTH: usize = 4;
-
-/// Whether a value may be text: not a function, number, collection or a library's own name, a
-/// call of a numerical library (numpy, pandas, scikit-learn: arrays and frames), a slice or
-/// column selection, a name nothing here binds (unless an earlier call bound it to text), or a
-/// name bound only to such values.
-fn may_hold_text(e: &mut Engine, value: NodeId, depth: usize) -> bool {
+/// True unless the value is a function, a module's or the snippet's own, numbers, or a
+/// container (a list of functions, a mapping of columns to them) whose items are all that or
+/// constant texts other than `eval` and `query`.
+fn may_be_unread_text(e: &mut Engine, value: NodeId, depth: usize) -> bool {
     let value = e.ir.unparen(value);
+    if depth > MAX_NAME_DEPTH {
+        return true;
+    }
+    if let Some(text) = e.fold(value, 0) {
+        return EXPRESSION_METHODS.contains(&&*text);
+    }
+    if !e.resolve(value, 0).is_empty() || e.is_numeric(value) {
+        return false;
+    }
     match e.ir.kind(value) {
-        Kind::Function { .. }
-        | Kind::Class { .. }
-        | Kind::Int(_)
-        | Kind::Float
-        | Kind::Const(_)
-        | Kind::Collection { .. }
-        | Kind::Comprehension { .. } => false,
-        Kind::Index { key, .. } => !matches!(
-            e.ir.kind(e.ir.unparen(key)),
-            Kind::Slice { .. } | Kind::Collection { .. }
-        ),
-        Kind::Attr { .. } => {
-            let meanings = e.resolve(value, 0);
-            meanings.is_empty() || meanings.iter().any(|m| e.path_text(m.value).is_none())
-        }
-        Kind::Call { callee, .. } => !e.names_of(callee).iter().any(|n| {
-            [
-                "numpy.",
-                "pandas.",
-                "sklearn.",
-                "scipy.",
-                "math.",
-                "statistics.",
-            ]
-            .iter()
-            .any(|m| n.starts_with(m))
+        Kind::Function { .. } => false,
+        Kind::Collection { items, .. } => e.ir.list(items).to_vec().into_iter().any(|item| {
+            let item = match e.ir.kind(item) {
+                Kind::Pair { value, .. } => value,
+                _ => item,
+            };
+            may_be_unread_text(e, item, depth + 1)
         }),
-        Kind::Name(sym) => {
-            let lookup = e
-                .scopes
-                .lookup(sym, e.scopes.scope_of(value), e.dialect.declaring());
-            if lookup.scopes.is_empty() {
-                return e.name_may_be_text(sym, value);
+        Kind::Name(sym) => !e.every_bind(sym, value, |e, bind| {
+            match e.ir.parent(bind).map(|p| e.ir.kind(p)) {
+                Some(Kind::Assign { targets, value }) if e.ir.list(targets).contains(&bind) => {
+                    !may_be_unread_text(e, value, depth + 1)
+                }
+                // `def f(...)`, `class C`: the snippet's own function
+                Some(Kind::Function { .. } | Kind::Class { .. }) => true,
+                _ => false,
             }
-            let meanings = e.resolve(value, 0);
-            let library =
-                !meanings.is_empty() && meanings.iter().all(|m| e.path_text(m.value).is_some());
-            if library || e.is_numeric(value) {
-                return false;
-            }
-            if depth >= MAX_TEXT_DEPTH {
-                return true;
-            }
-            let mut some = false;
-            let bound = e.every_bind(sym, value, |e, bind| {
-                let text = match e.ir.parent(bind).map(|p| e.ir.kind(p)) {
-                    Some(Kind::Function { .. } | Kind::Class { .. }) => false,
-                    Some(Kind::Assign { value, .. }) => may_hold_text(e, value, depth + 1),
-                    _ => true, // a parameter, a loop's or a `with`'s target: anything
-                };
-                some |= text;
-                true
-            });
-            !bound || some
-        }
+        }),
         _ => true,
     }
 }
 
-/// True for names, numbers, strings, operators, calls of bare names and `@local` values (never
-/// called): no attribute access (a `.` outside a number), no dunder, no escape.
+/// True for names, numbers, strings, operators, calls of bare names and `@local`: no attribute
+/// access (a `.` outside a number), no dunder, no escape.
 fn is_plain_arithmetic(text: &str) -> bool {
     let chars: Vec<char> = text.chars().collect();
     let mut i = 0;

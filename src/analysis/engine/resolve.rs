@@ -134,9 +134,6 @@ impl<'a> Engine<'a> {
                 add_meaning(&mut out, m);
             }
         }
-        // A name an earlier call bound is that binding, not a global of the same name (its
-        // value may be an object the analysis lost, such as a path: never a known builtin).
-        let free = free && !self.context.binds(name);
         if lookup.certain {
             return out;
         }

@@ -21,6 +21,8 @@ pub mod rewrites;
 pub mod scopes;
 mod shapes;
 mod taint;
+mod this_holders;
+mod unseen_calls;
 
 use foldhash::{HashMap, HashMapExt};
 use std::rc::Rc;
@@ -132,11 +134,11 @@ pub struct Engine<'a> {
     yields: HashMap<NodeId, Vec<NodeId>>,
     /// The functions whose returns are being followed, innermost last.
     following_returns: Vec<NodeId>,
-    /// The functions a call the analysis does not resolve may call (see [`holders`]).
+    /// The functions a call the analysis does not resolve may call (see [`unseen_calls`]).
     escaping: Option<Rc<[NodeId]>>,
-    /// Such a value was passed as a `this` of functions not known (see [`holders`]).
+    /// Such a value was passed as a `this` of functions not known (see [`this_holders`]).
     pub(super) this_anything: bool,
-    /// What functions are given as `this` by `call`, `apply`, `bind` (see [`holders`]).
+    /// What functions are given as `this` by `call`, `apply`, `bind` (see [`this_holders`]).
     this_of: HashMap<NodeId, taint::Taint>,
     /// Some object may hold such a value (see [`holders`]).
     some_holder: bool,
@@ -148,16 +150,16 @@ pub struct Engine<'a> {
     reprototyped: Option<Rc<[(ScopeId, Sym)]>>,
     /// Holders are being followed to prove an object is data (see [`holders`]).
     holders_data_only: bool,
-    /// Whether the snippet reads its own exports (see [`holders`]).
+    /// Whether the snippet reads its own exports (see [`unseen_calls`]).
     exports_read: Option<bool>,
-    /// Whether the snippet may load its own file again (see [`holders`]).
+    /// Whether the snippet may load its own file again (see [`unseen_calls`]).
     may_reload_itself: Option<bool>,
     /// Whether the snippet may define a getter (see [`taint`]).
     accessors: Option<bool>,
     /// A parameter of a function called from where the analysis does not see was given
     /// such a value: whatever such calls pass may hold it (see [`holders`]).
     parameter_holder: bool,
-    /// Classes whose methods store such a value in `this` (see [`holders`]).
+    /// Classes whose methods store such a value in `this` (see [`this_holders`]).
     class_holds: std::collections::HashSet<NodeId>,
     /// Module-level names bound to a directory walk, carried for a later call to judge.
     walkers: Vec<Sym>,

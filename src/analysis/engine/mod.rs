@@ -15,6 +15,7 @@ mod candidates;
 mod carried;
 mod fold;
 mod holders;
+mod instance_fields;
 pub mod meaning;
 mod resolve;
 pub mod rewrites;
@@ -163,6 +164,17 @@ pub struct Engine<'a> {
     class_holds: std::collections::HashSet<NodeId>,
     /// Module-level names bound to a directory walk, carried for a later call to judge.
     walkers: Vec<Sym>,
+    /// The fields of the snippet's classes proven to hold only data, as (class, name), as
+    /// far as this round's bindings show (see [`instance_fields`]).
+    data_fields: Option<Rc<[(NodeId, &'a str)]>>,
+    /// The proof found with the settled bindings, kept for a second settling when the
+    /// rounds saw another (see [`Engine::settle_with_fields`]).
+    pinned_fields: Option<Rc<[(NodeId, &'a str)]>>,
+    /// The last proof found, and whether the rounds found different ones.
+    last_fields: Option<Rc<[(NodeId, &'a str)]>>,
+    fields_varied: bool,
+    /// Whether no method can run with another `this` (see [`instance_fields`]).
+    receivers_fixed: Option<bool>,
     memo: Vec<Memo<Rc<[Meaning]>>>,
     folds: Vec<Memo<Option<Rc<str>>>>,
     too_deep: Vec<NodeId>,
@@ -233,6 +245,11 @@ impl<'a> Engine<'a> {
             parameter_holder: false,
             class_holds: std::collections::HashSet::new(),
             walkers: Vec::new(),
+            data_fields: None,
+            pinned_fields: None,
+            last_fields: None,
+            fields_varied: false,
+            receivers_fixed: None,
             memo: vec![Memo::Unknown; n],
             folds: vec![Memo::Unknown; n],
             too_deep: Vec::new(),
@@ -253,19 +270,11 @@ impl<'a> Engine<'a> {
         if self.rewrites.globals {
             // Module-level names may hold what no binding shows: learn again without
             // folding them.
-            self.bindings.clear();
-            self.returned_taint.clear();
-            self.returned.clear();
-            self.this_anything = false;
-            self.this_of.clear();
-            self.some_holder = false;
-            self.global_holder = false;
-            self.global_holders.clear();
-            self.parameter_holder = false;
-            self.class_holds.clear();
+            self.forget_learned();
             self.settle_bindings(&binding_nodes);
             self.calls_of.clear();
         }
+        self.settle_with_fields(&binding_nodes);
         if self.role == Role::RunFromText && self.rewrites.any() {
             self.dynamic(
                 self.ir.root(),
@@ -280,6 +289,35 @@ impl<'a> Engine<'a> {
         }
         self.report_too_deep();
         self.report_budget();
+    }
+
+    /// Drops what the binding rounds learned, to learn it again.
+    fn forget_learned(&mut self) {
+        self.bindings.clear();
+        self.returned_taint.clear();
+        self.returned.clear();
+        self.this_anything = false;
+        self.this_of.clear();
+        self.some_holder = false;
+        self.global_holder = false;
+        self.global_holders.clear();
+        self.parameter_holder = false;
+        self.class_holds.clear();
+    }
+
+    /// Which fields hold only data is proven from the bindings, and read while they are
+    /// learned: an early round, whose bindings are not all known yet, may prove less, and
+    /// what it then took for code stays learned. When the rounds found another proof than
+    /// the settled bindings give, the bindings are learned again with that one.
+    fn settle_with_fields(&mut self, binding_nodes: &[NodeId]) {
+        let settled = self.data_fields();
+        if !self.fields_varied || settled.is_empty() {
+            return;
+        }
+        self.pinned_fields = Some(settled);
+        self.forget_learned();
+        self.settle_bindings(binding_nodes);
+        self.calls_of.clear();
     }
 
     fn settle_bindings(&mut self, binding_nodes: &[NodeId]) {
@@ -325,6 +363,7 @@ impl<'a> Engine<'a> {
     fn forget(&mut self) {
         self.memo.fill(Memo::Unknown);
         self.folds.fill(Memo::Unknown);
+        self.data_fields = None;
     }
 
     fn collect_imported_roots(&mut self) {

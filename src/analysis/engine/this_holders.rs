@@ -152,7 +152,7 @@ impl<'a> Engine<'a> {
     }
 
     /// `class A extends B`: instances run methods the class does not show.
-    fn extends(&self, class: NodeId) -> bool {
+    pub(super) fn extends(&self, class: NodeId) -> bool {
         let (start, end) = self.ir.span(class);
         let text = &self.source[start..end];
         let head = text.split('{').next().unwrap_or(text);

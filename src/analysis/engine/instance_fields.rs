@@ -357,8 +357,9 @@ impl<'a> Engine<'a> {
         Some(names)
     }
 
-    /// True when no class extends another and nothing names a way to change a prototype, an
-    /// accessor or a call's receiver (see [`RECEIVER_CHANGERS`]).
+    /// True when no class extends another, no `with` puts an object's members in scope, and
+    /// nothing names a way to change a prototype, an accessor or a call's receiver (see
+    /// [`RECEIVER_CHANGERS`]).
     fn receivers_are_fixed(&mut self) -> bool {
         if let Some(known) = self.receivers_fixed {
             return known;
@@ -367,7 +368,12 @@ impl<'a> Engine<'a> {
         let mut fixed = true;
         for id in 0..ir.nodes.len() as NodeId {
             let named = match ir.kind(id) {
+                // `with (o) { f = g }` stores into `o` by a bare name.
                 Kind::Class { .. } if self.extends(id) => {
+                    fixed = false;
+                    break;
+                }
+                Kind::With | Kind::Opaque => {
                     fixed = false;
                     break;
                 }

@@ -457,8 +457,7 @@ impl<'a> Engine<'a> {
             | Kind::Int(_)
             | Kind::Float
             | Kind::Const(_)
-            | Kind::Unary { .. }
-            | Kind::AugAssign { .. } => true,
+            | Kind::Unary { .. } => true,
             // Every operator but `&&`, `||`, `??` makes a primitive.
             Kind::Binary {
                 op: BinOp::Logical,

@@ -310,6 +310,9 @@ impl<'a> Engine<'a> {
     /// what it then took for code stays learned. When the rounds found another proof than
     /// the settled bindings give, the bindings are learned again with that one.
     fn settle_with_fields(&mut self, binding_nodes: &[NodeId]) {
+        if self.last_fields.is_none() {
+            return; // no round asked
+        }
         let settled = self.data_fields();
         if !self.fields_varied || settled.is_empty() {
             return;

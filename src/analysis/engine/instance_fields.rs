@@ -10,8 +10,8 @@
 //!   accessor or a receiver (`prototype`, `__proto__`, `Object.create`, `Object.assign`,
 //!   `defineProperty`, `Reflect`, `Proxy`, `call`, `apply`, `bind`, ...), by a name or a
 //!   string;
-//! - every member read named like one of the class's methods is the callee of a call (a
-//!   method is never taken as a value, so never run on another object), and the class's
+//! - every member read named like one of the classes' methods is the callee of a call (a
+//!   method is never taken as a value, so never run on another object), and the classes'
 //!   members all have constant names;
 //! - every store into a member named `f`, on whatever object, stores data: a literal array or
 //!   object, a string, a number, a new data collection, a name holding only those;
@@ -159,17 +159,20 @@ impl<'a> Engine<'a> {
         if !self.receivers_are_fixed() {
             return Vec::new();
         }
-        // The names of every class's members, and the fields read or written through `this`
-        // in each class's methods.
+        // The names of every class's members (of its methods apart: a class field holds a
+        // value, and only a method runs with a `this`), and the fields read or written
+        // through `this` in each class's methods.
         let mut members: Vec<&'a str> = Vec::new();
+        let mut methods: Vec<&'a str> = Vec::new();
         let mut own_members: Vec<(NodeId, Vec<&'a str>)> = Vec::new();
         for id in 0..ir.nodes.len() as NodeId {
             if let Kind::Class { .. } = ir.kind(id) {
                 let Some(names) = self.class_member_names(id) else {
                     return Vec::new();
                 };
-                members.extend(names.iter().copied());
-                own_members.push((id, names));
+                members.extend(names.iter().map(|&(n, _)| n));
+                methods.extend(names.iter().filter(|&&(_, m)| m).map(|&(n, _)| n));
+                own_members.push((id, names.iter().map(|&(n, _)| n).collect()));
             }
         }
         let mut fields: Vec<(NodeId, &'a str)> = Vec::new();
@@ -191,7 +194,7 @@ impl<'a> Engine<'a> {
             let before = (fields.len(), numbers.len());
             for id in 0..ir.nodes.len() as NodeId {
                 match ir.kind(id) {
-                    Kind::Attr { name, .. } if members.contains(&self.name(name)) => {
+                    Kind::Attr { name, .. } if methods.contains(&self.name(name)) => {
                         let called = matches!(ir.context(id), Some((call, callee))
                             if matches!(ir.kind(call), Kind::Call { callee: c, .. } if c == callee));
                         if !called {
@@ -206,7 +209,7 @@ impl<'a> Engine<'a> {
                     // `const { insert } = heap` takes a method as a value, which a builtin
                     // may then run on another object (`[1].forEach(insert, other)`).
                     Kind::PatternEntry { key, .. } => match self.fold_key(key, 0) {
-                        Some(taken) if !members.contains(&&*taken) => {}
+                        Some(taken) if !methods.contains(&&*taken) => {}
                         _ => return Vec::new(),
                     },
                     // An object literal's member of a field's name is what that field would
@@ -325,13 +328,15 @@ impl<'a> Engine<'a> {
     }
 
     /// The names of a class's methods, accessors and fields, when all are constant.
-    fn class_member_names(&self, class: NodeId) -> Option<Vec<&'a str>> {
+    /// Each with whether it is a method (or accessor) rather than a field.
+    fn class_member_names(&self, class: NodeId) -> Option<Vec<(&'a str, bool)>> {
         let ir = self.ir;
         let Kind::Class { body, .. } = ir.kind(class) else {
             return None;
         };
-        let mut names = vec!["constructor"];
+        let mut names = vec![("constructor", true)];
         for &item in ir.list(body) {
+            let method = matches!(ir.kind(item), Kind::Pair { .. });
             let name = match ir.kind(item) {
                 Kind::Pair { key, .. } => ir.str_value(key)?,
                 // A field, `[static] name [= value]`, is lowered as its parts.
@@ -348,10 +353,10 @@ impl<'a> Engine<'a> {
                     &text[..length]
                 }
             };
-            names.push(name);
+            names.push((name, method));
             // A private member is read as `#name`; its bare name is kept too.
             if let Some(bare) = name.strip_prefix('#') {
-                names.push(bare);
+                names.push((bare, method));
             }
         }
         Some(names)

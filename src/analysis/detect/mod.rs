@@ -4,6 +4,7 @@
 
 mod annotations;
 mod attributes;
+mod buffers;
 mod calls;
 mod escapes;
 mod imports;

@@ -334,7 +334,7 @@ fn is_never_a_path(e: &mut Engine, id: NodeId) -> bool {
                 })
         }
         Kind::Collection { .. } | Kind::Function { .. } => true,
-        _ => false,
+        _ => super::buffers::is_in_memory_file(e, id),
     }
 }
 

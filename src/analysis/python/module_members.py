@@ -259,6 +259,10 @@ def star_names(module):
 def main(roots):
     # `__main__` is the snippet itself, whose members are its own globals.
     roots = [r for r in roots if not r.startswith("__")]
+    # The sandbox runs joblib's workers as threads, so joblib leaves its process backend
+    # unimported there; a snippet may still import it, so the survey sees it too.
+    import os
+    os.environ.pop("JOBLIB_MULTIPROCESSING", None)
     load(roots)
     entries = survey(roots)
     versions = [("python", platform.python_version())]

@@ -194,3 +194,25 @@ except ValueError:
         assert!(e.stderr.contains("return _default_decoder.decode(s)"), "library source shown: {e:?}");
     }
 }
+
+on_every_backend! {
+    /// An XML document's external entities name files: lxml's `iterparse` (pandas'
+    /// `read_xml(iterparse=...)`) resolves only the entities the document defines itself.
+    async fn xml_external_entities_are_not_read(backend) {
+        let data = input(
+            "data.xml",
+            b"<?xml version=\"1.0\"?><!DOCTYPE d [<!ENTITY e SYSTEM \"file:///etc/passwd\"><!ENTITY i \"inner\">]><d><row><v>&e;</v></row><row><v>&i;</v></row></d>",
+        );
+        let plain = input("plain.xml", b"<d><row><v>1</v></row><row><v>2</v></row></d>");
+        let code = r#"
+import pandas as pd
+print(pd.read_xml("plain.xml", iterparse={"row": ["v"]}).v.tolist())
+try:
+    print(pd.read_xml("data.xml", iterparse={"row": ["v"]}).v.tolist())
+except Exception as e:
+    print("refused", type(e).__name__)
+"#;
+        let e = run(backend, &tight_limits(), Language::Python, code, &[data, plain]).await;
+        assert_eq!(e.stdout.trim(), "[1, 2]\nrefused XMLSyntaxError", "{e:?}");
+    }
+}

@@ -97,7 +97,8 @@
 #     not at all, so no file there stands in for a module a library imports
 #     only if it is installed (an optional dependency). Text given for
 #     matplotlib's `axes.prop_cycle` is read as cycler calls of literals, never
-#     evaluated (see _CyclerTextGuard), and source lines shown in tracebacks and
+#     evaluated, lxml's iterparse resolves only the entities a document defines
+#     itself (see _LibraryGuards), and source lines shown in tracebacks and
 #     warnings come only from files below sys.path's directories, the work dir
 #     and /tmp (see _guard_linecache). stdin at
 #     end-of-file (/dev/null). stdout/stderr are
@@ -739,17 +740,18 @@ def _prepare_matplotlib_dir(bake):
     os.environ["MPLCONFIGDIR"] = target
 
 
-class _CyclerTextGuard:
-    """matplotlib evaluates text given for `axes.prop_cycle` (in rcParams, a style, a
-    `matplotlibrc` in the work dir) with `eval`. This finder lets `matplotlib.rcsetup` load
-    as usual, then, before matplotlib reads any settings, replaces that evaluator by a reader
-    of what its own styles and files write: `cycler(...)` calls whose arguments are literals,
-    joined by `+` and `*`. Nothing else in the text runs."""
-
-    MODULE = "matplotlib.rcsetup"
+class _LibraryGuards:
+    """Two libraries evaluate what data says: matplotlib runs text given for
+    `axes.prop_cycle` (in rcParams, a style, a `matplotlibrc` in the work dir) through
+    `eval`, and lxml's `iterparse` reads the files and URLs an XML document's external
+    entities name. This finder lets each module load as usual, then, before anything uses
+    it, puts a narrower reader in place: cycler text read as `cycler(...)` calls of literals
+    joined by `+` and `*` (all that matplotlib's own styles write), and entities resolved only
+    when the document defines them itself."""
 
     def find_spec(self, name, path, target=None):
-        if name != self.MODULE:
+        guard = _GUARDS.get(name)
+        if guard is None:
             return None
         for finder in sys.meta_path:
             find = getattr(finder, "find_spec", None)
@@ -757,16 +759,17 @@ class _CyclerTextGuard:
                 continue
             spec = find(name, path, target)
             if spec is not None and spec.loader is not None:
-                spec.loader = _GuardedLoader(spec.loader)
+                spec.loader = _GuardedLoader(spec.loader, guard)
                 return spec
         return None
 
 
 class _GuardedLoader:
-    """A module's own loader, with the cycler reader put in after the module runs."""
+    """A module's own loader, with its guard applied after the module runs."""
 
-    def __init__(self, loader):
+    def __init__(self, loader, guard):
         self._loader = loader
+        self._guard = guard
 
     def __getattr__(self, name):
         return getattr(self._loader, name)
@@ -776,15 +779,37 @@ class _GuardedLoader:
 
     def exec_module(self, module):
         self._loader.exec_module(module)
-        original = module.validate_cycler
+        self._guard(module)
 
-        def validate_cycler(value):
-            if isinstance(value, str):
-                value = _cycler_from_text(value, module.cycler, module.Cycler)
-            return original(value)
 
-        module.validate_cycler = validate_cycler
-        module._validators["axes.prop_cycle"] = validate_cycler
+def _read_cycler_text_only(rcsetup):
+    original = rcsetup.validate_cycler
+
+    def validate_cycler(value):
+        if isinstance(value, str):
+            value = _cycler_from_text(value, rcsetup.cycler, rcsetup.Cycler)
+        return original(value)
+
+    rcsetup.validate_cycler = validate_cycler
+    rcsetup._validators["axes.prop_cycle"] = validate_cycler
+
+
+def _internal_entities_only(etree):
+    original = etree.iterparse
+
+    def iterparse(*args, **kwargs):
+        if kwargs.get("resolve_entities", True) is True:
+            kwargs["resolve_entities"] = "internal"
+        kwargs["no_network"] = True
+        return original(*args, **kwargs)
+
+    etree.iterparse = iterparse
+
+
+_GUARDS = {
+    "matplotlib.rcsetup": _read_cycler_text_only,
+    "lxml.etree": _internal_entities_only,
+}
 
 
 def _guard_linecache():
@@ -1035,7 +1060,7 @@ def run_program():
             f.write("1000")
     except OSError:
         pass
-    sys.meta_path.insert(0, _CyclerTextGuard())
+    sys.meta_path.insert(0, _LibraryGuards())
     _warm_up()
     _guard_linecache()
     global _figures

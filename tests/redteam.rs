@@ -407,6 +407,14 @@ fn strict_denies_the_eighth_pass_classes() {
             ],
             Verdict::Deny,
         ),
+        // a class of this call deriving from an earlier call's: its annotations are evaluated
+        (
+            &[
+                "class Point:\n    x: 'Shape'\n",
+                "import json, typing\nShape = json.loads('\"int\"')\nclass Q(Point):\n    pass\nprint(typing.get_type_hints(Q))\n",
+            ],
+            Verdict::Deny,
+        ),
         // earlier calls that only imported: what this call runs is its own
         (
             &[

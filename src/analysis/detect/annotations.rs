@@ -109,15 +109,32 @@ pub fn report_hint_namespaces(e: &mut Engine, call: NodeId) {
     }
 }
 
-/// Whether what a hint evaluator is given is a function or class this call defines.
+/// Whether what a hint evaluator is given is a function or class this call defines, whose
+/// bases (whose annotations it evaluates too) are this call's classes or the libraries'.
 fn own_definitions_only(e: &mut Engine, call: NodeId) -> bool {
-    e.positional_args(call).first().is_some_and(|&target| {
-        let meanings = e.resolve(target, 0);
-        !meanings.is_empty()
-            && meanings
-                .iter()
-                .all(|m| !m.held && matches!(m.value, Value::Local(_)))
-    })
+    e.positional_args(call)
+        .first()
+        .is_some_and(|&target| defined_here(e, target, 0))
+}
+
+fn defined_here(e: &mut Engine, value: NodeId, depth: usize) -> bool {
+    let meanings = e.resolve(value, 0);
+    !meanings.is_empty()
+        && depth < 8
+        && meanings.iter().all(|m| match m.value {
+            Value::Local(definition) if !m.held => {
+                super::attribute_names::class_heads(e, definition)
+                    .into_iter()
+                    .all(|base| {
+                        let library = e.resolve(base, 0).iter().all(|b| {
+                            matches!(b.value, Value::Module(_))
+                                || matches!(b.value, Value::Name(p) if e.paths.module_len(p) > 0)
+                        }) && !e.resolve(base, 0).is_empty();
+                        library || defined_here(e, base, depth + 1)
+                    })
+            }
+            _ => false,
+        })
 }
 
 /// Queues a type written as text for analysis, as a type again: when that text evaluates to

@@ -50,6 +50,8 @@ fn field_names(e: &mut Engine, call: NodeId) -> Option<(&'static str, Option<Nod
             Some("typing.NamedTuple")
         } else if n == "dataclasses.make_dataclass" {
             Some("dataclasses.make_dataclass")
+        } else if n == "type" || n == "abc.ABCMeta" {
+            Some("type")
         } else if n.starts_with("enum.") {
             Some("enum")
         } else {
@@ -63,6 +65,14 @@ fn field_names(e: &mut Engine, call: NodeId) -> Option<(&'static str, Option<Nod
         "collections.namedtuple" => e.arg(call, 1, "field_names"),
         "typing.NamedTuple" => e.arg(call, 1, "fields"),
         "dataclasses.make_dataclass" => e.arg(call, 1, "fields"),
+        // `type(name, bases, namespace)`; `type(x)` is the class of a value
+        "type" => {
+            let positional = e.positional_args(call);
+            if positional.len() < 3 && !e.splatted(call) {
+                return None;
+            }
+            positional.get(2).copied()
+        }
         // `Color(1)` looks a member up; `Enum("Color", names)` makes a class.
         _ => {
             let made = e.positional_args(call).len() > 1 || e.keyword_arg(call, "names").is_some();
@@ -78,29 +88,10 @@ fn field_names(e: &mut Engine, call: NodeId) -> Option<(&'static str, Option<Nod
 /// Whether a class statement of the snippet derives from an enum (a base, or a decorator,
 /// named from `enum`, or another of its classes that does).
 fn is_own_enum(e: &mut Engine, class: NodeId, depth: usize) -> bool {
-    let Kind::Class { body, .. } = e.ir.kind(class) else {
-        return false;
-    };
     if depth > 4 {
         return false;
     }
-    let body = e.ir.list(body).to_vec();
-    let (_, end) = e.ir.span(class);
-    let mut heads = Vec::new();
-    for n in class + 1..e.ir.nodes.len() as NodeId {
-        if e.ir.span(n).0 >= end {
-            break;
-        }
-        if e.ir.parent(n) == Some(class) && !body.contains(&n) {
-            heads.push(n);
-        }
-    }
-    heads.into_iter().any(|head| {
-        // bases are lowered as the arguments of a call
-        let head = match e.ir.kind(head) {
-            Kind::Arg { value, .. } => value,
-            _ => head,
-        };
+    class_heads(e, class).into_iter().any(|head| {
         if e.names_of(head).iter().any(|n| n.starts_with("enum.")) {
             return true;
         }
@@ -110,6 +101,30 @@ fn is_own_enum(e: &mut Engine, class: NodeId, depth: usize) -> bool {
             _ => false,
         })
     })
+}
+
+/// What a class statement evaluates before its body: its decorators and its bases and
+/// keywords (lowered as a call's arguments: their values).
+pub fn class_heads(e: &Engine, class: NodeId) -> Vec<NodeId> {
+    let Kind::Class { body, .. } = e.ir.kind(class) else {
+        return Vec::new();
+    };
+    let body = e.ir.list(body);
+    let (_, end) = e.ir.span(class);
+    let mut heads = Vec::new();
+    for n in class + 1..e.ir.nodes.len() as NodeId {
+        if e.ir.span(n).0 >= end {
+            break;
+        }
+        if e.ir.parent(n) == Some(class) && !body.contains(&n) {
+            heads.push(match e.ir.kind(n) {
+                Kind::Arg { value, .. } => value,
+                Kind::Bind(_) => continue,
+                _ => n,
+            });
+        }
+    }
+    heads
 }
 
 /// The factory, when a call makes a class from data (a class factory's functional form).

@@ -728,6 +728,45 @@ on_every_backend! {
     }
 }
 
+/// Library surfaces found by surveying the allowed modules' own call sites of open, eval,
+/// import and subprocess rather than by an attacker. Each payload was allowed by strict: the
+/// settings ones, `base64.main` and the `agg` loop ran a shell or printed /etc/passwd,
+/// `require.resolve` told which files exist, `connect` tried a Unix socket
+/// (`policies/fixtures/strict/library-surfaces.*` hold the ordinary code beside them).
+#[test]
+fn strict_denies_the_library_surface_classes() {
+    const CYCLE: &str = "'[g := (g.gi_frame.f_back.f_back.f_globals[\"__builtins__\"][\"__import__\"](\"os\").system(\"id\") for _ in [1]), [a for a in g]]'";
+    let rc_params: Vec<String> = [
+        "import matplotlib as mpl\nmpl.rcParamsDefault['axes.prop_cycle'] = CYCLE\n",
+        "import matplotlib as mpl\nmpl.rcParamsOrig['axes.prop_cycle'] = CYCLE\nmpl.rcdefaults()\n",
+        "import matplotlib as mpl\nr = mpl.rcParams.copy()\nr['axes.prop_cycle'] = CYCLE\n",
+        "import matplotlib as mpl\nr = mpl.rcParams.find_all('axes')\nr['axes.prop_cycle'] = CYCLE\n",
+        "import matplotlib as mpl\nr = mpl.rc_params()\nr['axes.prop_cycle'] = CYCLE\n",
+        "import matplotlib as mpl\nmpl.RcParams.fromkeys(['axes.prop_cycle'], CYCLE)\n",
+        "import matplotlib.pyplot as plt\nplt.style.library['x'] = {'axes.prop_cycle': CYCLE}\nplt.style.use('x')\n",
+        "import matplotlib.pyplot as plt\nr = plt.rcParamsDefault\nr.update({'axes.prop_cycle': CYCLE})\n",
+    ]
+    .iter()
+    .map(|code| code.replace("CYCLE", CYCLE))
+    .collect();
+    let mut python: Vec<&str> = rc_params.iter().map(String::as_str).collect();
+    python.extend([
+        // a command line that opens what `sys.argv` names
+        "import base64, sys\nsys.argv.append('../etc/passwd')\nbase64.main()\n",
+        // a method of the frame called by a name read from a loop: `eval` with `level=`
+        // reaching the snippet's own globals
+        "import pandas as pd\ndf = pd.DataFrame({'a': [1]})\nfor o in ['ev' + 'al']:\n    print(df.agg(o, expr=\"@pd.io.common.os.system('id')\", level=6))\n",
+        "import pandas as pd\ndf = pd.DataFrame({'a': [1]})\nprint(df.agg(input(), expr=\"@pd.io.common.os.system('id')\", level=6))\n",
+    ]);
+    const JAVASCRIPT: &[&str] = &[
+        // whether any file exists
+        "let s = ''; for (const c of [47, 101, 116, 99, 47]) s += String.fromCharCode(c);\nconsole.log(require.resolve(s + 'passwd'));\n",
+        // a piped stdout is a socket that connects anew
+        "process.stdout.connect('x.sock');\n",
+    ];
+    assert_strict_denies_each(&python, JAVASCRIPT);
+}
+
 on_every_backend! {
     async fn payload_shell_runs_unprivileged_without_capabilities(backend) {
         let code = "import subprocess\nr_rt = subprocess.run(['/bin/sh', '-c', 'id; grep -E \"^(CapEff|CapPrm|NoNewPrivs)\" /proc/self/status'], capture_output=True, text=True)\nprint(r_rt.stdout)\n";

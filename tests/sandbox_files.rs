@@ -107,3 +107,67 @@ on_every_backend! {
         }
     }
 }
+
+on_every_backend! {
+    /// A policy that lists the modules a snippet may import keeps the work dir off its module
+    /// path: a file there never stands in for a module a library imports by name (an optional
+    /// dependency such as `tabulate`, which pandas' `to_markdown` imports if present). Under
+    /// any other policy the snippet's own modules import, last on the path.
+    async fn only_policies_without_a_module_list_import_the_snippets_own_modules(backend) {
+        let module = input("tabulate.py", b"print('work dir module ran')\n");
+        let code = "import pandas as pd\ntry:\n    pd.DataFrame({'a': [1]}).to_markdown()\nexcept ImportError:\n    print('no tabulate')\n";
+        let listed = code_sandbox_mcp::policy::load("strict").unwrap().limits;
+        assert!(!listed.own_modules);
+        let e = run(backend, &listed, Language::Python, code, std::slice::from_ref(&module)).await;
+        assert_eq!(e.stdout.trim(), "no tabulate", "{e:?}");
+        let e = run(backend, &tight_limits(), Language::Python, "import tabulate\n", std::slice::from_ref(&module)).await;
+        assert_eq!(e.stdout.trim(), "work dir module ran", "{e:?}");
+    }
+}
+
+on_every_backend! {
+    /// Text for matplotlib's `axes.prop_cycle` (in `rcParams`, a style, a settings file) is
+    /// read as `cycler(...)` calls of literals: anything else in it is refused, never
+    /// evaluated, and the library's own styles still load.
+    async fn cycler_text_is_read_never_evaluated(backend) {
+        let code = r#"
+import matplotlib as mpl
+import matplotlib.pyplot as plt
+mpl.rcParams["axes.prop_cycle"] = "cycler('color', ['r', 'g']) + cycler('linestyle', ['-', '--'])"
+print(len(mpl.rcParams["axes.prop_cycle"]))
+for style in plt.style.available:
+    plt.style.use(style)
+try:
+    mpl.rcParams["axes.prop_cycle"] = "cycler('color', [(lambda: print('evaluated') or 'r')()])"
+except ValueError:
+    print("refused")
+"#;
+        for class in [Preload::Light, Preload::Full] {
+            let sandbox = backend.sandbox(&tight_limits(), 0).await;
+            let e = sandbox
+                .run_in(Language::Python, class, code, &[], std::future::pending())
+                .await;
+            sandbox.shutdown().await;
+            let e = e.unwrap_or_else(|err| panic!("{class} on {}: {err}", backend.name()));
+            assert_eq!(e.stdout.trim(), "2\nrefused", "{class}: {e:?}");
+        }
+    }
+}
+
+on_every_backend! {
+    /// Pythons a snippet starts put no working dir first on their module path (a `json.py`
+    /// written to the work dir is not what `python3 -c 'import json'` imports there), and
+    /// joblib's workers are threads, not processes.
+    async fn started_pythons_and_joblib_workers_stay_in_the_runner(backend) {
+        let code = r#"
+import os, subprocess, sys
+open("json.py", "w").write("raise SystemExit('shadowed')\n")
+out = subprocess.run([sys.executable, "-c", "import json; print(json.__name__)"], capture_output=True, text=True)
+print(out.stdout.strip() or out.stderr.strip())
+from joblib import Parallel, delayed
+print(set(Parallel(n_jobs=2)(delayed(os.getpid)() for _ in range(4))) == {os.getpid()})
+"#;
+        let e = run(backend, &tight_limits(), Language::Python, code, &[]).await;
+        assert_eq!(e.stdout.trim(), "json\nTrue", "{e:?}");
+    }
+}

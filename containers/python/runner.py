@@ -47,12 +47,14 @@
 #     The transfer is one line of JSON, LF, then the input files' bytes one
 #     after another:
 #         {"files": [{"path": "data/in.csv", "size": 123}, ...],
-#          "collect": {"figures": N, "figure_bytes": N, "files": N, "file_bytes": N}}
+#          "collect": {"figures": N, "figure_bytes": N, "files": N, "file_bytes": N},
+#          "own_modules": <bool, optional, default true>}
 #     The supervisor writes each file into the work dir (paths are relative and
 #     already checked by the gateway; no file may exist there yet) before the
 #     program gets the code, then notes what the work dir holds. "collect" says
 #     what to send back at the end (see X below); the gateway enforces the same
-#     limits on what it receives.
+#     limits on what it receives. "own_modules" false keeps the work dir off the
+#     snippet's sys.path (see 4).
 #     A fourth field, the word "session", makes the container a session's (see 6).
 #     Anything else (a header that does not match, too long, not UTF-8, stdin
 #     closed early, no stdin at all, a transfer that does not fit) -> a
@@ -90,7 +92,12 @@
 #     like `python -c`), sys.argv == ["<snippet>"], the working directory ("")
 #     last on sys.path, so a snippet's own modules import but a file it writes
 #     never stands in for the standard library or an installed package (a
-#     colorsys.py in /work is not what `import colorsys` runs), stdin at
+#     colorsys.py in /work is not what `import colorsys` runs); with
+#     "own_modules" false (a policy that lists the modules a snippet may import)
+#     not at all, so no file there stands in for a module a library imports
+#     only if it is installed (an optional dependency). Text given for
+#     matplotlib's `axes.prop_cycle` is read as cycler calls of literals, never
+#     evaluated (see _guard_cycler_text). stdin at
 #     end-of-file (/dev/null). stdout/stderr are
 #     unbuffered: output streams as it is produced. Each write is written
 #     whole, even where the kernel writes pipes short (gVisor).
@@ -367,11 +374,13 @@ class Supervisor:
                 self.outcome = int(fields[1])
         return len(rest) <= 32
 
-    def hand_over(self, mode, code):
-        """Gives the program its code: the mode ("1" single use, "s" a session's call), the
-        length as 8 bytes big-endian, the code."""
+    def hand_over(self, mode, code, own_modules):
+        """Gives the program its code: the mode ("1" single use, "s" a session's call), "w"
+        when the work dir goes on sys.path (else "-"), the length as 8 bytes big-endian, the
+        code."""
+        flag = b"w" if own_modules else b"-"
         try:
-            _write_all(self.code_w, mode + len(code).to_bytes(8, "big") + code)
+            _write_all(self.code_w, mode + flag + len(code).to_bytes(8, "big") + code)
         except OSError:
             pass  # the program process is gone: its status tells why
 
@@ -380,7 +389,7 @@ class Supervisor:
         program's process dies."""
         while True:
             try:
-                collect, before = _receive_files(transfer, replace=True)
+                collect, before, own_modules = _receive_files(transfer, replace=True)
             except InputFileError as e:
                 # The call is refused, not the session: its code does not run, and the
                 # program's count of calls stays where it was.
@@ -389,7 +398,7 @@ class Supervisor:
             else:
                 self.call += 1
                 self.declared, self.outcome = b"", None
-                self.hand_over(b"s", code)
+                self.hand_over(b"s", code, own_modules)
                 self.relay()
                 if collect is not None:
                     _send_outputs(self.frame, collect, before)
@@ -518,8 +527,8 @@ def supervise():
     nonce, code, transfer, session = _read_request()
     if session:
         supervisor.serve_session(nonce, code, transfer, oom_kills_before)
-    collect, before = _receive_files(transfer)
-    supervisor.hand_over(b"1", code)
+    collect, before, own_modules = _receive_files(transfer)
+    supervisor.hand_over(b"1", code, own_modules)
     os.close(supervisor.code_w)
     supervisor.relay()
     if collect is not None:
@@ -531,10 +540,11 @@ def supervise():
 
 def _receive_files(transfer, replace=False):
     """Write the files sent with the code into the work dir (a session's call may
-    `replace` files an earlier call left); return what to collect at the end and the work
-    dir's state once they are written (None, None without a transfer)."""
+    `replace` files an earlier call left); return what to collect at the end, the work
+    dir's state once they are written (None, None without a transfer), and whether the
+    snippet's own modules import (see 4 at the top)."""
     if transfer is None:
-        return None, None
+        return None, None, True
     import json
     line, _, data = transfer.partition(b"\n")
     try:
@@ -542,6 +552,7 @@ def _receive_files(transfer, replace=False):
         entries = [(str(f["path"]), int(f["size"])) for f in manifest["files"]]
         collect = {k: int(manifest["collect"][k])
                    for k in ("figures", "figure_bytes", "files", "file_bytes")}
+        own_modules = manifest.get("own_modules", True) is not False
     except (ValueError, KeyError, TypeError) as e:
         _fail("unreadable transfer manifest: %s" % e)
     if sum(size for _, size in entries) != len(data):
@@ -567,7 +578,7 @@ def _receive_files(transfer, replace=False):
                 _fail("cannot write the input file %s: %s" % (path, e))
             raise InputFileError("cannot write the input file %s: %s" % (path, e.strerror or e))
         offset += size
-    return collect, _work_dir_state()
+    return collect, _work_dir_state(), own_modules
 
 
 class InputFileError(Exception):
@@ -726,6 +737,85 @@ def _prepare_matplotlib_dir(bake):
     os.environ["MPLCONFIGDIR"] = target
 
 
+class _CyclerTextGuard:
+    """matplotlib evaluates text given for `axes.prop_cycle` (in rcParams, a style, a
+    `matplotlibrc` in the work dir) with `eval`. This finder lets `matplotlib.rcsetup` load
+    as usual, then, before matplotlib reads any settings, replaces that evaluator by a reader
+    of what its own styles and files write: `cycler(...)` calls whose arguments are literals,
+    joined by `+` and `*`. Nothing else in the text runs."""
+
+    MODULE = "matplotlib.rcsetup"
+
+    def find_spec(self, name, path, target=None):
+        if name != self.MODULE:
+            return None
+        for finder in sys.meta_path:
+            find = getattr(finder, "find_spec", None)
+            if finder is self or find is None:
+                continue
+            spec = find(name, path, target)
+            if spec is not None and spec.loader is not None:
+                spec.loader = _GuardedLoader(spec.loader)
+                return spec
+        return None
+
+
+class _GuardedLoader:
+    """A module's own loader, with the cycler reader put in after the module runs."""
+
+    def __init__(self, loader):
+        self._loader = loader
+
+    def __getattr__(self, name):
+        return getattr(self._loader, name)
+
+    def create_module(self, spec):
+        return self._loader.create_module(spec)
+
+    def exec_module(self, module):
+        self._loader.exec_module(module)
+        original = module.validate_cycler
+
+        def validate_cycler(value):
+            if isinstance(value, str):
+                value = _cycler_from_text(value, module.cycler, module.Cycler)
+            return original(value)
+
+        module.validate_cycler = validate_cycler
+        module._validators["axes.prop_cycle"] = validate_cycler
+
+
+def _cycler_from_text(text, cycler, cycler_type):
+    """The cycler `text` writes as `cycler(...)` calls of literals joined by `+` and `*`;
+    ValueError for anything else."""
+    import ast
+    import operator
+
+    def argument(node):
+        try:
+            return ast.literal_eval(node)
+        except ValueError:
+            return build(node)
+
+    def build(node):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                and node.func.id == "cycler" and all(k.arg for k in node.keywords)):
+            return cycler(*[argument(a) for a in node.args],
+                          **{k.arg: argument(k.value) for k in node.keywords})
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Mult)):
+            left, right = argument(node.left), argument(node.right)
+            if isinstance(left, cycler_type) or isinstance(right, cycler_type):
+                return (operator.add if isinstance(node.op, ast.Add) else operator.mul)(left, right)
+        raise ValueError("the sandbox reads cycler text only as cycler(...) calls of "
+                         "literals joined by + and *")
+
+    try:
+        tree = ast.parse(text.strip(), mode="eval")
+    except SyntaxError as e:
+        raise ValueError("%r is not a cycler: %s" % (text, e)) from None
+    return build(tree.body)
+
+
 def _warm_up(bake=False):
     """Import the heavy libraries of this container's class (and render once) before any
     code arrives."""
@@ -829,8 +919,9 @@ def _exit_status(exc):
     return 1
 
 
-def _run(source, module=None, filename=SNIPPET):
-    """Runs `source` in `module` (a session's, kept across calls), or in a fresh __main__."""
+def _run(source, module=None, filename=SNIPPET, own_modules=True):
+    """Runs `source` in `module` (a session's, kept across calls), or in a fresh __main__
+    (with the work dir last on its sys.path when `own_modules`)."""
     import linecache
 
     if module is None:
@@ -842,7 +933,8 @@ def _run(source, module=None, filename=SNIPPET):
         sys.argv = [SNIPPET]
         if sys.path and sys.path[0] == RUNNER_DIR:
             del sys.path[0]
-        sys.path.append("")  # last: see 4 at the top
+        if own_modules:
+            sys.path.append("")  # last: see 4 at the top
     # Tracebacks show the snippet's lines (mtime None: never invalidated).
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
 
@@ -912,6 +1004,7 @@ def run_program():
             f.write("1000")
     except OSError:
         pass
+    sys.meta_path.insert(0, _CyclerTextGuard())
     _warm_up()
     global _figures
     # A light runner, or an image without matplotlib, has no pyplot yet: figures of code that
@@ -920,10 +1013,10 @@ def run_program():
         _figures = _Figures(sys.modules["matplotlib.pyplot"])
     _full_write_streams()
     _write_all(STATUS_FD, b"r")
-    mode, source = _read_code()
+    mode, own_modules, source = _read_code()
     if mode == b"s":
-        _session(source)
-    module, status = _run(source)
+        _session(source, own_modules)
+    module, status = _run(source, own_modules=own_modules)
     os.close(CODE_FD)
     _finish(module, status, STATUS_FD)
 
@@ -940,17 +1033,18 @@ def _read_exactly(fd, size):
 
 
 def _read_code():
-    """The next code from the supervisor: (mode, source); see hand_over."""
-    head = _read_exactly(CODE_FD, 9)
-    return head[:1], _read_exactly(CODE_FD, int.from_bytes(head[1:], "big")).decode("utf-8")
+    """The next code from the supervisor: (mode, own modules, source); see hand_over."""
+    head = _read_exactly(CODE_FD, 10)
+    source = _read_exactly(CODE_FD, int.from_bytes(head[2:], "big")).decode("utf-8")
+    return head[:1], head[1:2] == b"w", source
 
 
-def _session(source):
+def _session(source, own_modules):
     """A session's calls, one module for all (see 6 at the top); never returns."""
     global _figures
     module, call = None, 1
     while True:
-        module, status = _run(source, module, "<snippet %d>" % call)
+        module, status = _run(source, module, "<snippet %d>" % call, own_modules)
         if _figures is None and "matplotlib.pyplot" in sys.modules:
             try:
                 _figures = _Figures(sys.modules["matplotlib.pyplot"])
@@ -970,7 +1064,7 @@ def _session(source):
             _write_all(STATUS_FD, b"%d %d\n" % (call, status))
         except OSError:
             os._exit(status)
-        source = _read_code()[1]
+        source = _read_code()[2]
         call += 1
 
 

@@ -357,7 +357,16 @@ fn compile(draft: Draft) -> Result<Policy, PolicyError> {
         sources,
     } = draft;
     let last = sources.last().expect("a draft has at least one source");
-    let limits = compile_limits(&limits, last)?;
+    let mut limits = compile_limits(&limits, last)?;
+    // A policy that lists the Python modules a snippet may import keeps the work dir off the
+    // snippet's module path: no module of its own could be imported anyway, and a file there
+    // could stand in for an optional dependency a library imports by name.
+    limits.own_modules = allow.python.is_none()
+        || !rules.iter().any(|(rule, _)| {
+            rule.action == super::Action::Deny
+                && rule.languages.contains(&Language::Python)
+                && rule_unlisted(&rule.matcher).contains(&super::model::Unlisted::Modules)
+        });
     let mut compiled = Vec::with_capacity(rules.len());
     for (rule, at) in rules {
         let uses_allowlist = !rule_unlisted(&rule.matcher).is_empty();
@@ -510,6 +519,7 @@ fn compile_limits(file: &LimitsFile, source: &Source) -> Result<Limits, PolicyEr
         files_out_bytes,
         network: file.network.unwrap_or(defaults.network),
         runtime: file.runtime.clone(),
+        own_modules: defaults.own_modules,
     })
 }
 
@@ -773,6 +783,7 @@ mod tests {
         let gvisor = load("strict-gvisor").unwrap();
         assert_eq!(gvisor.limits.runtime.as_deref(), Some("runsc"));
         assert_eq!(strict.limits.runtime, None);
+        assert!(standard.limits.own_modules && !strict.limits.own_modules);
         assert_eq!(
             Limits {
                 runtime: None,

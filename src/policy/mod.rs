@@ -62,6 +62,9 @@ pub struct Limits {
     pub network: Network,
     /// Container runtime; `None` is the engine's default.
     pub runtime: Option<String>,
+    /// Whether the work dir is on a Python snippet's module path (its own modules import).
+    /// Not under a policy that lists the modules a snippet may import (see `load`).
+    pub own_modules: bool,
 }
 
 impl Default for Limits {
@@ -81,6 +84,7 @@ impl Default for Limits {
             files_out_bytes: 32 << 20,
             network: Network::None,
             runtime: None,
+            own_modules: true,
         }
     }
 }

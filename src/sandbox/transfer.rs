@@ -64,6 +64,7 @@ pub fn request(files: &[InputFile], limits: &Limits) -> Vec<u8> {
             "figures": limits.figures, "figure_bytes": limits.figure_bytes,
             "files": limits.files_out, "file_bytes": limits.files_out_bytes,
         },
+        "own_modules": limits.own_modules,
     });
     let mut out = serde_json::to_vec(&manifest).expect("json");
     out.push(b'\n');

@@ -143,10 +143,13 @@ impl Dialect for JavaScript {
         )
     }
 
+    /// Besides the names that reach prototypes and call stacks, `connect`: `process.stdout`
+    /// and `process.stderr` are sockets when piped, and a socket's `connect` opens a new
+    /// connection (to any Unix socket path) on whatever object has it.
     fn is_special_attribute(&self, name: &str) -> bool {
         matches!(
             name,
-            "constructor" | "__proto__" | "prototype" | "caller" | "callee"
+            "constructor" | "__proto__" | "prototype" | "caller" | "callee" | "connect"
         )
     }
 

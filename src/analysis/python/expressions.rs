@@ -145,6 +145,24 @@ fn report_named(e: &mut Engine, call: NodeId) {
     if !method_by_name && !looks_up {
         return;
     }
+    if let Kind::Attr { name, .. } = e.ir.kind(callee)
+        && DISPATCH_BY_NAME.contains(&e.name(name))
+        && may_give_expression_text(e, call)
+    {
+        match e.arg(call, 0, "func") {
+            Some(function) if e.fold(function, 0).is_none() => {
+                report_unread_method_name(e, function)
+            }
+            Some(_) => {}
+            // `frame.agg(**options)`
+            None => e.dynamic(
+                call,
+                DynamicKind::UntrackedValue,
+                "a method called by a name the analyzer cannot read: it may be `eval` or \
+                 `query`, which evaluate text",
+            ),
+        }
+    }
     for arg in e.ir.list(args).to_vec() {
         let Kind::Arg { value, .. } = e.ir.kind(arg) else {
             continue;
@@ -178,6 +196,106 @@ fn report_named(e: &mut Engine, call: NodeId) {
     }
 }
 
+/// pandas methods whose `func` may be the name of a method of the frame, which they call
+/// (`frame.agg("eval", expr=text)`); `pipe` and `map` call only what is callable.
+const DISPATCH_BY_NAME: &[&str] = &["agg", "aggregate", "apply", "transform"];
+
+/// True when the call may hand a method its text: `eval` and `query` take it as `expr`, which
+/// `agg`, `apply` and `transform` pass on from their own `expr=`, their positional arguments
+/// after the function and the axis, `args=`, or a `**` mapping. `frame.agg(name)` alone
+/// evaluates nothing, and a scikit-learn estimator's `transform(X)` or a forest's `apply(X)`
+/// takes data alone.
+fn may_give_expression_text(e: &mut Engine, call: NodeId) -> bool {
+    if e.splatted(call) {
+        return true;
+    }
+    let Kind::Call { args, .. } = e.ir.kind(call) else {
+        return false;
+    };
+    let mut positional = 0;
+    for &arg in e.ir.list(args) {
+        match e.ir.kind(arg) {
+            Kind::Arg { name: None, .. } => positional += 1,
+            Kind::Arg { name: Some(n), .. } if ["expr", "args"].contains(&e.name(n)) => {
+                return true;
+            }
+            _ => {}
+        }
+    }
+    positional > 2
+}
+
+/// How deep a method name is followed through names and containers.
+const MAX_NAME_DEPTH: usize = 4;
+
+/// The `func` of `frame.agg(func, ...)` when it does not fold to one text: each text it may be
+/// (a loop over names, a parameter given constants) is judged like a written one, and a value
+/// that may be text the analyzer cannot read (read from input, built at run time) may name
+/// `eval` or `query`, whose text is not seen either.
+fn report_unread_method_name(e: &mut Engine, function: NodeId) {
+    if let Some(texts) = e.fold_candidates(function).filter(|t| !t.is_empty()) {
+        if let Some(text) = texts
+            .iter()
+            .find(|t| EXPRESSION_METHODS.contains(&t.as_str()))
+        {
+            let text = text.clone();
+            e.dynamic(
+                function,
+                DynamicKind::CodeEval,
+                format!(
+                    "may name the method `{text}`, which evaluates text the analyzer does not see"
+                ),
+            );
+        }
+        return;
+    }
+    if may_be_unread_text(e, function, 0) {
+        e.dynamic(
+            function,
+            DynamicKind::UntrackedValue,
+            "a method called by a name the analyzer cannot read: it may be `eval` or `query`, \
+             which evaluate text; pass the function itself, or its name as a constant",
+        );
+    }
+}
+
+/// True unless the value is a function, a module's or the snippet's own, numbers, or a
+/// container (a list of functions, a mapping of columns to them) whose items are all that or
+/// constant texts other than `eval` and `query`.
+fn may_be_unread_text(e: &mut Engine, value: NodeId, depth: usize) -> bool {
+    let value = e.ir.unparen(value);
+    if depth > MAX_NAME_DEPTH {
+        return true;
+    }
+    if let Some(text) = e.fold(value, 0) {
+        return EXPRESSION_METHODS.contains(&&*text);
+    }
+    if !e.resolve(value, 0).is_empty() || e.is_numeric(value) {
+        return false;
+    }
+    match e.ir.kind(value) {
+        Kind::Function { .. } => false,
+        Kind::Collection { items, .. } => e.ir.list(items).to_vec().into_iter().any(|item| {
+            let item = match e.ir.kind(item) {
+                Kind::Pair { value, .. } => value,
+                _ => item,
+            };
+            may_be_unread_text(e, item, depth + 1)
+        }),
+        Kind::Name(sym) => !e.every_bind(sym, value, |e, bind| {
+            match e.ir.parent(bind).map(|p| e.ir.kind(p)) {
+                Some(Kind::Assign { targets, value }) if e.ir.list(targets).contains(&bind) => {
+                    !may_be_unread_text(e, value, depth + 1)
+                }
+                // `def f(...)`, `class C`: the snippet's own function
+                Some(Kind::Function { .. } | Kind::Class { .. }) => true,
+                _ => false,
+            }
+        }),
+        _ => true,
+    }
+}
+
 /// True for names, numbers, strings, operators, calls of bare names and `@local`: no attribute
 /// access (a `.` outside a number), no dunder, no escape.
 fn is_plain_arithmetic(text: &str) -> bool {
@@ -203,6 +321,24 @@ fn is_plain_arithmetic(text: &str) -> bool {
                 }
             }
             '_' if chars.get(i + 1) == Some(&'_') => return false,
+            // `@reader(@path)`: calling one of the snippet's own names runs whatever it is
+            // bound to (a library reader taken as a value) where no check of its arguments
+            // looks. Names pandas provides (`sqrt(a)`) are no `@local`.
+            '@' => {
+                let mut j = i + 1;
+                while chars
+                    .get(j)
+                    .is_some_and(|c| c.is_alphanumeric() || *c == '_')
+                {
+                    j += 1;
+                }
+                while chars.get(j).is_some_and(|c| c.is_whitespace()) {
+                    j += 1;
+                }
+                if chars.get(j) == Some(&'(') {
+                    return false;
+                }
+            }
             '\\' | ';' | ':' | '{' | '}' | '#' | '$' => return false,
             _ => {}
         }
@@ -225,5 +361,8 @@ mod tests {
         assert!(!is_plain_arithmetic("x.str.len()"));
         assert!(!is_plain_arithmetic("'unterminated"));
         assert!(!is_plain_arithmetic("a ; b"));
+        assert!(!is_plain_arithmetic("@rd(@p, sep=@s)"));
+        assert!(!is_plain_arithmetic("@rd (@p)"));
+        assert!(is_plain_arithmetic("a + @scale * sqrt(b)"));
     }
 }

@@ -297,6 +297,10 @@ impl Dialect for Python {
             "to_xml" => PathMethod::Argument(0, "path_or_buffer"),
             "savefig" => PathMethod::Argument(0, "fname"),
             "tofile" => PathMethod::Argument(0, "fid"),
+            // `ndarray.dump(file)` pickles the array into a file; a figure canvas's
+            // `print_figure(filename)` is what `savefig` calls.
+            "dump" => PathMethod::Argument(0, "file"),
+            "print_figure" => PathMethod::Argument(0, "filename"),
             _ => return None,
         })
     }

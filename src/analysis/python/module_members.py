@@ -77,7 +77,7 @@ DATA_LIBRARIES = {"numpy", "pandas", "scipy", "matplotlib", "sklearn"}
 FILE_PARAMETERS = {
     "file", "fname", "filename", "file_name", "fid", "fd", "filepath", "filepath_or_buffer",
     "path_or_buf", "path_or_buffer", "path_or_open_file", "stylesheet", "infile", "thumbfile",
-    "container_path", "uncompressed_file_name", "destpath",
+    "container_path", "uncompressed_file_name", "destpath", "out_file", "outfile",
 }
 
 

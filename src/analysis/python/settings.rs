@@ -27,19 +27,32 @@ enum Effect {
     /// matplotlib's `axes.prop_cycle`: text is evaluated as Python.
     EvaluateText,
     /// matplotlib's `animation.ffmpeg_path`: the program its movie writers run.
-    RunProgram,
+    NamesProgram,
+    /// A matplotlib style (a mapping of settings, or a file or package to read them from).
+    Style,
+    /// matplotlib runs a program on the figure's text: LaTeX for `text.usetex` (which reads any
+    /// file the text names with `\input`), Ghostscript or xpdf for `ps.usedistiller`.
+    RunsProgram,
 }
 
 /// The settings of matplotlib's `rcParams` that load code, by key.
 const RC_SETTINGS: &[(&str, Effect)] = &[
     ("backend", Effect::ImportModuleUrl),
     ("axes.prop_cycle", Effect::EvaluateText),
-    ("animation.ffmpeg_path", Effect::RunProgram),
-    ("animation.convert_path", Effect::RunProgram),
+    ("animation.ffmpeg_path", Effect::NamesProgram),
+    ("animation.convert_path", Effect::NamesProgram),
+    ("text.usetex", Effect::RunsProgram),
+    ("ps.usedistiller", Effect::RunsProgram),
 ];
 
 /// The programs matplotlib's movie writers run unless told otherwise.
 const DEFAULT_PROGRAMS: &[&str] = &["ffmpeg", "convert"];
+
+/// The keyword by which a text, a label or a tick formatter asks for LaTeX.
+const USETEX_KEYWORD: &str = "usetex";
+
+/// What matplotlib saves with LaTeX (its `pgf` backend measures text with `xelatex`).
+const LATEX_FORMAT: &str = "pgf";
 
 /// Functions whose argument at the index names a matplotlib backend.
 const BACKEND_SETTERS: &[(&str, usize, &str)] = &[
@@ -101,6 +114,28 @@ const CYCLERS: &[&str] = &[
     "matplotlib.rcsetup.cycler",
 ];
 
+/// matplotlib's settings objects: `RcParams` mappings whose item writes validate (and so
+/// evaluate `axes.prop_cycle` text): the live settings, and the defaults `rcdefaults` and
+/// `rc_file_defaults` copy back into them.
+const RC_OBJECTS: &[&str] = &["rcParams", "rcParamsDefault", "rcParamsOrig"];
+
+/// Methods of an `RcParams` (or its class) that return a new one, and functions that make
+/// one: every `RcParams` validates what is written into it, so a new one is a settings
+/// object the analyzer would have to follow.
+const RC_COPIERS: &[&str] = &["copy", "find_all", "fromkeys"];
+const RC_MAKERS: &[&str] = &[
+    "matplotlib.RcParams",
+    "matplotlib.rc_params",
+    "matplotlib.pyplot.rc_params",
+];
+
+/// matplotlib's table of named styles: a style stored there is applied by its name.
+const STYLE_LIBRARIES: &[&str] = &[
+    "matplotlib.style.library",
+    "matplotlib.style.core.library",
+    "matplotlib.pyplot.style.library",
+];
+
 /// The option pandas selects for its plotting backend.
 const PANDAS_BACKEND_OPTION: &str = "plotting.backend";
 
@@ -112,9 +147,11 @@ const MAX_ALIASES: usize = 4;
 pub fn is_settings_name(name: &str) -> bool {
     let rc = name
         .split('.')
-        .any(|part| part == "rcParams" || part == "RcParams");
+        .any(|part| part == "RcParams" || RC_OBJECTS.contains(&part));
     let matplotlib = name.starts_with("matplotlib.") && rc;
     matplotlib
+        || STYLE_LIBRARIES.contains(&name)
+        || RC_MAKERS.contains(&name)
         || PANDAS_OPTION_SETTERS.contains(&name)
         || matches!(name, "pandas.options" | "pandas.options.plotting")
         || BACKEND_SETTERS.iter().any(|(n, ..)| *n == name)
@@ -198,6 +235,9 @@ fn report_call(e: &mut Engine, call: NodeId, callee: NodeId) {
         if name == "setattr" {
             report_setattr(e, call);
         }
+        if RC_MAKERS.contains(&name) {
+            report_new_settings(e, call);
+        }
         // `dict.update(mpl.rcParams, {...})`
         if let Some(method) = name.strip_prefix("dict.")
             && MAPPING_WRITERS.contains(&method)
@@ -215,7 +255,67 @@ fn report_call(e: &mut Engine, call: NodeId, callee: NodeId) {
     if MAPPING_WRITERS.contains(&method.as_str()) && is_rc_params(e, object) {
         report_rc_arguments(e, call, e.positional_args(call).first().copied());
     }
+    // `rcParams.copy()`, `RcParams.fromkeys(...)`: a new settings object.
+    if RC_COPIERS.contains(&method.as_str()) && names_rc_params(e, object) {
+        report_new_settings(e, call);
+    }
+    // `style.library.update({"x": {...}})`: styles the analyzer would have to read.
+    if MAPPING_WRITERS.contains(&method.as_str()) && is_style_library(e, object) {
+        report_entry(e, call, Entry::Unknown, Effect::EvaluateText);
+    }
     report_backend_keyword(e, call, &names, &method);
+    if let Some(value) = e.keyword_arg(call, USETEX_KEYWORD) {
+        report_program(e, call, Some(value));
+    }
+    if SAVE_METHODS.contains(&method.as_str()) {
+        report_latex_save(e, call);
+    }
+}
+
+/// `savefig("figure.pgf")`, `savefig(f, format="pgf")`, `savefig(f, backend="pgf")`: the
+/// `pgf` backend runs LaTeX on every text of the figure.
+fn report_latex_save(e: &mut Engine, call: NodeId) {
+    let by_name = e
+        .arg(call, 0, "fname")
+        .and_then(|f| e.fold(f, 0))
+        .is_some_and(|f| {
+            f.to_ascii_lowercase()
+                .ends_with(&format!(".{LATEX_FORMAT}"))
+        });
+    // Each text the keyword may be (a helper's parameter given constants by its callers; none
+    // when nothing calls the helper).
+    let by_keyword = ["format", "backend"].iter().any(|k| {
+        e.keyword_arg(call, k).is_some_and(|v| {
+            e.fold_candidates(v)
+                .is_none_or(|texts| texts.iter().any(|t| t.eq_ignore_ascii_case(LATEX_FORMAT)))
+        })
+    });
+    if by_name || by_keyword {
+        report_program(e, call, None);
+    }
+}
+
+/// A setting or keyword that makes matplotlib run LaTeX or Ghostscript on the figure's text,
+/// unless it is `False` or `None`. Those programs are not in the sandbox's own image, but an
+/// image built with more packages may have them, and LaTeX reads whatever file the text
+/// names; strict, which allows only what it can follow, refuses the setting.
+fn report_program(e: &mut Engine, at: NodeId, value: Option<NodeId>) {
+    use crate::analysis::ir::ConstKind;
+    if let Some(v) = value
+        && matches!(
+            e.ir.kind(e.ir.unparen(v)),
+            Kind::Const(ConstKind::False | ConstKind::Null)
+        )
+    {
+        return;
+    }
+    e.dynamic(
+        at,
+        DynamicKind::UntrackedValue,
+        "matplotlib would run LaTeX (`usetex`, the `pgf` format) or Ghostscript \
+         (`ps.usedistiller`) on the figure's text: a program outside the analyzer's view, which \
+         reads any file the text names; draw text with mathtext (`$...$`) instead",
+    );
 }
 
 /// `df.plot(backend=name)`, `fig.savefig(..., backend="module://name")`, also inside `**{}`.
@@ -328,8 +428,16 @@ fn report_style(e: &mut Engine, call: NodeId, style: Option<NodeId>, depth: usiz
         }
         return;
     }
-    let entry = mapping_value(e, style, "axes.prop_cycle", 0);
-    report_entry(e, style, entry, Effect::EvaluateText);
+    // A style never sets the backend (matplotlib ignores it there); every other setting above
+    // it may.
+    for &(key, effect) in RC_SETTINGS.iter().filter(|(k, _)| *k != "backend") {
+        let entry = mapping_value(e, style, key, 0);
+        let unknown = matches!(entry, Entry::Unknown);
+        report_entry(e, style, entry, effect);
+        if unknown {
+            return; // one finding says it: the mapping is not read at all
+        }
+    }
 }
 
 /// `rc_file(path)`, `rc_context(fname=path)`, `style.reload_library()`: settings read from a
@@ -547,6 +655,8 @@ fn store_effects(e: &mut Engine, target: NodeId) -> Vec<Effect> {
                 Vec::new()
             }
         }
+        // `style.library["x"] = {...}`: a style applied later by its name.
+        Kind::Index { object, .. } if is_style_library(e, object) => vec![Effect::Style],
         Kind::Index { object, key } if is_rc_params(e, object) => {
             let key = e.fold(key, 0);
             RC_SETTINGS
@@ -582,8 +692,26 @@ fn names_rc_params(e: &mut Engine, id: NodeId) -> bool {
 
 fn is_rc_params(e: &mut Engine, id: NodeId) -> bool {
     resolves_to(e, id, |p| {
-        p.starts_with("matplotlib") && p.ends_with("rcParams")
+        p.starts_with("matplotlib")
+            && p.rsplit('.')
+                .next()
+                .is_some_and(|last| RC_OBJECTS.contains(&last))
     })
+}
+
+fn is_style_library(e: &mut Engine, id: NodeId) -> bool {
+    resolves_to(e, id, |p| STYLE_LIBRARIES.contains(&p))
+}
+
+/// A new `RcParams` (a copy, a selection, one made from keys or read from the defaults): it
+/// validates whatever is written into it later, where the analyzer does not follow it.
+fn report_new_settings(e: &mut Engine, call: NodeId) {
+    e.dynamic(
+        call,
+        DynamicKind::UntrackedValue,
+        "a new matplotlib settings object: text written into its `axes.prop_cycle` is \
+         evaluated as Python, and the analyzer does not follow it; write into `rcParams` itself",
+    );
 }
 
 fn resolves_to(e: &mut Engine, id: NodeId, wanted: impl Fn(&str) -> bool) -> bool {
@@ -594,6 +722,12 @@ fn resolves_to(e: &mut Engine, id: NodeId, wanted: impl Fn(&str) -> bool) -> boo
 
 /// What a setting's value does: the import it makes, or the text it runs.
 fn report_value(e: &mut Engine, at: NodeId, value: Option<NodeId>, effect: Effect) {
+    if let Effect::Style = effect {
+        return report_style(e, at, value, 0);
+    }
+    if let Effect::RunsProgram = effect {
+        return report_program(e, at, value);
+    }
     if let (Effect::EvaluateText, Some(v)) = (effect, value)
         && let Kind::Call { callee, .. } = e.ir.kind(e.ir.unparen(v))
         && e.names_of(callee)
@@ -604,8 +738,8 @@ fn report_value(e: &mut Engine, at: NodeId, value: Option<NodeId>, effect: Effec
     }
     let folded = value.and_then(|v| e.fold(v, 0));
     match (effect, folded) {
-        (Effect::RunProgram, Some(program)) if DEFAULT_PROGRAMS.contains(&&*program) => {}
-        (Effect::RunProgram, _) => e.dynamic(
+        (Effect::NamesProgram, Some(program)) if DEFAULT_PROGRAMS.contains(&&*program) => {}
+        (Effect::NamesProgram, _) => e.dynamic(
             at,
             DynamicKind::CodeEval,
             "matplotlib's movie writers run the program `animation.ffmpeg_path` or \

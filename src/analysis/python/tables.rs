@@ -132,6 +132,11 @@ const INTROSPECTION_NAMES: &[&str] = &[
 
 /// Attributes that reach interpreter internals: the classic sandbox-escape vocabulary.
 const INTROSPECTION_ATTRIBUTES: &[&str] = &[
+    // numpy builds an array over whatever memory address this describes: any object with it,
+    // under any name that becomes an attribute (a label, a field, an accessor), reads and
+    // writes the process's memory
+    "__array_interface__",
+    "__array_struct__",
     // what a `unittest.mock` patcher replaced, imported from the name it was given
     "get_original",
     "temp_original",
@@ -360,6 +365,20 @@ const PATH_FUNCTIONS: &[PathFunction] = &[
     paths("scipy.io.savemat", &[0], &["file_name"]),
     paths("scipy.io.mmread", &[0], &["source"]),
     paths("scipy.io.wavfile.read", &[0], &["filename"]),
+    // Matrix Market files are read and written by parameters the survey does not take for
+    // files (`source`, `target`: names the libraries also give axes and arrays).
+    paths("scipy.io.mminfo", &[0], &["source"]),
+    paths("scipy.io.mmwrite", &[0], &["target"]),
+    // `f` is a file here and a function nearly everywhere else.
+    paths("sklearn.datasets.dump_svmlight_file", &[2], &["f"]),
+    // numpy 2's `numpy.core.records` hands its members over by `__getattr__`, so the survey,
+    // which lists members by `dir`, does not see its `fromfile` (`numpy.rec.fromfile`).
+    paths("numpy.core.records.fromfile", &[0], &["fd"]),
+    paths(
+        "matplotlib.mathtext.math_to_image",
+        &[1],
+        &["filename_or_obj"],
+    ),
     paths("sklearn.datasets.load_files", &[0], &["container_path"]),
     paths("sklearn.datasets.load_svmlight_file", &[0], &["f"]),
     paths("sklearn.datasets.load_svmlight_files", &[0], &["files"]),

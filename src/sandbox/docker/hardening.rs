@@ -146,6 +146,12 @@ pub fn create_body(spec: &ContainerSpec, uid: u32) -> ContainerCreateBody {
         "MPLBACKEND=Agg".to_owned(),
         "PYTHONDONTWRITEBYTECODE=1".to_owned(),
         "PYTHONIOENCODING=utf-8".to_owned(),
+        // No Python the snippet starts (`python3 -m`, `-c`, a worker) puts the working dir
+        // first on its module path, where a file written there would stand in for any module.
+        "PYTHONSAFEPATH=1".to_owned(),
+        // joblib (scikit-learn's `n_jobs`) runs threads, not worker processes: a container
+        // has a CPU or less, and its workers would be programs started outside the runner.
+        "JOBLIB_MULTIPROCESSING=0".to_owned(),
         "LANG=C.UTF-8".to_owned(),
         format!("SANDBOX_PRELOAD={}", spec.preload),
     ];

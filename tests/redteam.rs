@@ -349,6 +349,8 @@ fn strict_denies_the_eighth_pass_classes() {
         "from sklearn.datasets import load_iris\nkey = ''.join(chr(ord(c) - 1) for c in 'b')\nbunch = load_iris()\nbunch[key] = 1\n",
         "import doctest, enum\nkey = bytes(c ^ 1 for c in b'^^enb^^').decode()\nE = enum.Enum('E', {key: '>>> 1', 'A': 1})\ndoctest.testmod()\n",
         "import doctest, enum\nfrom dataclasses import dataclass\nU = enum.Enum('U', 'M', qualname='U\\n>>> 1')\n@dataclass\nclass M:\n    u: U\ndoctest.testmod()\n",
+        "import doctest\nfrom dataclasses import dataclass\nclass U:\n    pass\nsetattr(U, '__qual' + 'name__', 'U\\n>>> 1')\n@dataclass\nclass M:\n    u: U\ndoctest.testmod()\n",
+        "import doctest\nfrom dataclasses import dataclass\nclass W:\n    def __repr__(self):\n        return '\\n>>> 1'\n@dataclass\nclass M:\n    w: int = W()\ndoctest.testmod()\n",
         "import typing\nclass B:\n    x: 'Shape'\nB.Shape = \"__import__('os').system('id') or int\"\ntyping.get_type_hints(B)\n",
         "import typing\ntexts = [\"__import__('os').system('id') or int\"]\nclass B:\n    x: 'texts[0]'\ntyping.get_type_hints(B)\n",
         "import pandas as pd\nprint(pd.read_xml('data.xml', iterparse={'row': ['v']}))\n",

@@ -187,10 +187,7 @@ fn makes_classes_unread(e: &mut Engine) -> bool {
 /// `field(...)` with such a default. A snippet that names `__qualname__` or `__module__`, or
 /// gives a class a metaclass, may make a type's name any text.
 fn signature_is_readable(e: &mut Engine, class: NodeId) -> bool {
-    let renames = ["__qualname__", "__module__", "metaclass"]
-        .iter()
-        .any(|n| e.ir.names.get(n).is_some());
-    if renames {
+    if names_anywhere(e, &["__qualname__", "__module__", "metaclass"]) {
         return false;
     }
     let Kind::Class { body, .. } = e.ir.kind(class) else {
@@ -221,6 +218,20 @@ fn signature_is_readable(e: &mut Engine, class: NodeId) -> bool {
         }
     }
     true
+}
+
+/// Whether the snippet names any of `names`: as an identifier, an attribute or keyword, or a
+/// string that folds to one (`setattr(C, "__qual" + "name__", ...)`).
+fn names_anywhere(e: &mut Engine, names: &[&str]) -> bool {
+    if names.iter().any(|n| e.ir.names.get(n).is_some()) {
+        return true;
+    }
+    (0..e.ir.nodes.len() as NodeId).any(|id| {
+        matches!(
+            e.ir.kind(id),
+            Kind::Str { .. } | Kind::Binary { .. } | Kind::Template { .. } | Kind::Call { .. }
+        ) && e.fold(id, 0).is_some_and(|s| names.contains(&&*s))
+    })
 }
 
 /// A type shown by its name: a name of a class, function, module member or builtin, a

@@ -39,7 +39,8 @@ pub fn examples_are_visible(e: &mut Engine, call: NodeId) -> bool {
             // It runs what `__main__` holds: in a later call of a session, definitions of
             // calls whose docstrings nobody analyzed (the first call had no runner), or classes
             // that library factories made with docstrings of their own.
-            if e.in_later_call() || makes_classes_unread(e) {
+            if let Some(reason) = testmod_reads_unread_docstrings(e) {
+                e.dynamic(call, crate::analysis::facts::DynamicKind::CodeEval, reason);
                 return false;
             }
             for &arg in e.ir.list(args) {
@@ -132,6 +133,25 @@ fn builds_a_class_namespace(e: &mut Engine, call: NodeId) -> bool {
         "types.new_class" | "dataclasses.make_dataclass" | "exec" | "eval" => true,
         _ => false,
     })
+}
+
+/// Why `testmod` would run docstrings the analyzer never read, if it would.
+fn testmod_reads_unread_docstrings(e: &mut Engine) -> Option<&'static str> {
+    if e.in_later_call() {
+        Some(
+            "`doctest.testmod` runs the docstrings of what earlier calls of the session defined, \
+             which were not analyzed as examples: run it in the call that defines them",
+        )
+    } else if makes_classes_unread(e) {
+        Some(
+            "`doctest.testmod` runs docstrings a library wrote (a class made by enum's \
+             functional API, `make_dataclass` or `TypedDict`, or a `dataclass` without a \
+             docstring whose signature may show any text): give such classes a docstring, or \
+             use `doctest.run_docstring_examples(f, globals())` on your own functions",
+        )
+    } else {
+        None
+    }
 }
 
 /// True when a class may get a docstring the analyzer never read: a library factory made it

@@ -171,3 +171,26 @@ print(set(Parallel(n_jobs=2)(delayed(os.getpid)() for _ in range(4))) == {os.get
         assert_eq!(e.stdout.trim(), "json\nTrue", "{e:?}");
     }
 }
+
+on_every_backend! {
+    /// Source lines in tracebacks and warnings come only from the module path, the work dir and
+    /// /tmp: a warning or a fake traceback naming a system file (or a link to one) shows none
+    /// of it, while a library's own frames still show their source.
+    async fn tracebacks_and_warnings_show_no_system_file(backend) {
+        let code = r#"
+import json, linecache, os, traceback, warnings
+os.symlink("/etc/passwd", "link")
+warnings.warn_explicit("look", UserWarning, "/etc/passwd", 1)
+warnings.warn_explicit("look", UserWarning, "link", 1)
+print(repr(linecache.getline("/etc/passwd", 1)), repr(linecache.getline("link", 1)))
+try:
+    json.loads("{")
+except ValueError:
+    traceback.print_exc()
+"#;
+        let e = run(backend, &tight_limits(), Language::Python, code, &[]).await;
+        assert_eq!(e.stdout.trim(), "'' ''", "{e:?}");
+        assert!(!e.stderr.contains("root:"), "{e:?}");
+        assert!(e.stderr.contains("return _default_decoder.decode(s)"), "library source shown: {e:?}");
+    }
+}

@@ -97,7 +97,9 @@
 #     not at all, so no file there stands in for a module a library imports
 #     only if it is installed (an optional dependency). Text given for
 #     matplotlib's `axes.prop_cycle` is read as cycler calls of literals, never
-#     evaluated (see _guard_cycler_text). stdin at
+#     evaluated (see _CyclerTextGuard), and source lines shown in tracebacks and
+#     warnings come only from files below sys.path's directories, the work dir
+#     and /tmp (see _guard_linecache). stdin at
 #     end-of-file (/dev/null). stdout/stderr are
 #     unbuffered: output streams as it is produced. Each write is written
 #     whole, even where the kernel writes pipes short (gVisor).
@@ -785,6 +787,35 @@ class _GuardedLoader:
         module._validators["axes.prop_cycle"] = validate_cycler
 
 
+def _guard_linecache():
+    """Tracebacks, warnings and `inspect` show source lines through linecache, from whatever
+    file name a frame, a code object or a warning gives, and the snippet can make all three
+    (a fake traceback's `tb_frame.f_code.co_filename`, `warn_explicit(filename=...)`). Lines
+    are read only from files below the module path's directories, the work dir and /tmp (by
+    their real path: a link out is refused), never from a relative name that climbs."""
+    import linecache
+    roots = tuple(sorted({os.path.realpath(p) + os.sep for p in sys.path
+                          if p and os.path.isabs(p) and os.path.isdir(p)}
+                         | {WORK_DIR + os.sep, "/tmp" + os.sep}))
+    original = linecache.updatecache
+
+    def updatecache(filename, module_globals=None):
+        if filename and not (filename.startswith("<") and filename.endswith(">")):
+            if ".." in filename.split(os.sep):
+                return []
+            try:
+                # where the name is read first (a relative one, from the working dir; then,
+                # if absent, along sys.path, whose directories are all allowed)
+                real = os.path.realpath(os.path.join(os.getcwd(), filename))
+                if os.path.exists(real) and not real.startswith(roots):
+                    return []
+            except (OSError, ValueError):
+                return []
+        return original(filename, module_globals)
+
+    linecache.updatecache = updatecache
+
+
 def _cycler_from_text(text, cycler, cycler_type):
     """The cycler `text` writes as `cycler(...)` calls of literals joined by `+` and `*`;
     ValueError for anything else."""
@@ -1006,6 +1037,7 @@ def run_program():
         pass
     sys.meta_path.insert(0, _CyclerTextGuard())
     _warm_up()
+    _guard_linecache()
     global _figures
     # A light runner, or an image without matplotlib, has no pyplot yet: figures of code that
     # imports it are taken at the end (under Agg, show() neither blocks nor closes them).

@@ -340,6 +340,18 @@ pub trait Dialect: Sync {
         false
     }
 
+    /// Whether `from module import *` may bind `name`: a module whose names are not known
+    /// may bind any.
+    fn star_import_binds(&self, _module: &str, _name: &str) -> bool {
+        true
+    }
+
+    /// A constructor of an in-memory file (Python's `io.StringIO`, `io.BytesIO`): a reader
+    /// given one reads the text it holds, and opens no path.
+    fn constructs_in_memory_file(&self, _name: &str) -> bool {
+        false
+    }
+
     /// A constructor or function that returns plain data (`Map`, `Array.from`, `JSON.parse`).
     fn constructs_data(&self, _name: &str) -> bool {
         false

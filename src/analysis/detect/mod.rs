@@ -5,6 +5,7 @@
 mod annotations;
 mod attribute_names;
 mod attributes;
+mod buffers;
 mod calls;
 mod entities;
 mod escapes;

@@ -35,7 +35,7 @@ pub fn report(e: &mut Engine, call: NodeId) {
     let Kind::Attr { object, name } = e.ir.kind(callee) else {
         return;
     };
-    if !e.resolve(object, 0).is_empty() {
+    if !e.resolve(object, 0).is_empty() && !e.is_carried_name(object) {
         return; // a module's or builtin's function, judged by name
     }
     let method = e.name(name).to_owned();
@@ -124,10 +124,26 @@ const LISTED_ENTRY: &str = "<entry>";
 
 /// A name bound only by loops over listings of one directory the analyzer can fold
 /// (`for name in os.listdir(d)`, `for p in Path(d).glob('*.csv')`, `for (const f of
-/// fs.readdirSync(d))`), used as it is: an entry below `d`, whatever its name. Anything done
-/// to the name first (a replacement, a slice) makes it unknown: only the name itself is one.
+/// fs.readdirSync(d))`, also sorted or copied first), used as it is or with constant text
+/// after it that holds no `/` (`name + ".summary.csv"`): an entry below `d`, whatever its
+/// name, with that text kept (a `.py` added is judged as one). Anything else done to the name
+/// (a replacement, a slice) makes it unknown.
 fn listed_entry(e: &mut Engine, value: NodeId) -> Option<String> {
-    let Kind::Name(sym) = e.ir.kind(e.ir.unparen(value)) else {
+    let value = e.ir.unparen(value);
+    if let Kind::Binary {
+        op: crate::analysis::ir::BinOp::Add,
+        left,
+        right,
+    } = e.ir.kind(value)
+    {
+        if let Some(entry) = listed_entry(e, left)
+            && let Some(suffix) = e.fold(right, 0).filter(|t| !t.contains('/'))
+        {
+            return Some(format!("{entry}{suffix}"));
+        }
+        return None;
+    }
+    let Kind::Name(sym) = e.ir.kind(value) else {
         return None;
     };
     let mut listed: Option<String> = None;
@@ -161,6 +177,10 @@ fn listed_directory(e: &mut Engine, call: NodeId) -> Option<String> {
             return None;
         };
         return match name.as_str() {
+            // the same entries, in another order or container
+            "sorted" | "list" | "reversed" | "tuple" | "set" if args.len() == 1 => {
+                listed_directory(e, args[0])
+            }
             "os.listdir" | "os.scandir" | "fs.readdirSync" if args.len() <= 2 => {
                 match args.first() {
                     Some(&dir) => e.fold(dir, 0).map(|d| d.to_string()),
@@ -314,7 +334,7 @@ fn is_never_a_path(e: &mut Engine, id: NodeId) -> bool {
                 })
         }
         Kind::Collection { .. } | Kind::Function { .. } => true,
-        _ => false,
+        _ => super::buffers::is_in_memory_file(e, id),
     }
 }
 

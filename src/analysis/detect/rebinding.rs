@@ -149,7 +149,8 @@ fn report_storing_call(e: &mut Engine, call: NodeId) {
             call,
             DynamicKind::UntrackedValue,
             format!(
-                "members of `{owner}` are replaced: the analyzer reads them as the library                  defines them"
+                "members of `{owner}` are replaced: the analyzer reads them as the library \
+                 defines them"
             ),
         );
     }

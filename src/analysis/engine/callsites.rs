@@ -12,7 +12,8 @@
 //! `*args`/`**kwargs`, and no call passes `*`/`**` arguments.
 //!
 //! JavaScript, besides: the function is a declaration or a `const`/`let`/`var` bound once to
-//! it; the snippet names none of [`Dialect::call_stack_names`] (`arguments`, `caller`,
+//! it, or a class's private method (`#m`), which only the class's code can name, every
+//! `x.#m` being a call; the snippet names none of [`Dialect::call_stack_names`] (`arguments`, `caller`,
 //! `callee`), by a name, a property or a key; every call is a plain call (a tagged template
 //! passes the template's parts, not its text); a rest parameter hides only the parameters
 //! from it on; a default is a value whatever a call passes (`undefined` selects it).
@@ -130,6 +131,9 @@ impl<'a> Engine<'a> {
             });
             return (!names_call_stack && self.is_plain_call(call)).then(|| vec![call]);
         }
+        if let Some(private) = self.private_method_name(function) {
+            return self.private_method_calls(private);
+        }
         let bind = self.function_binding(function)?;
         let Kind::Bind(sym) = ir.kind(bind) else {
             return None;
@@ -219,6 +223,58 @@ impl<'a> Engine<'a> {
             }
         }
         // No call at all: the body never runs, and its parameters take no value.
+        Some(calls)
+    }
+
+    /// A JavaScript class's private method (`#swap(i, j) {}`), by its name, when no other
+    /// class member of the snippet has that name (a nested class's `#swap` is another).
+    fn private_method_name(&self, function: NodeId) -> Option<&'a str> {
+        let ir = self.ir;
+        let (pair, child) = ir.context(function)?;
+        let Kind::Pair { key, value } = ir.kind(pair) else {
+            return None;
+        };
+        let class = ir.parent(pair)?;
+        if value != child || !matches!(ir.kind(class), Kind::Class { .. }) {
+            return None;
+        }
+        let name = ir.str_value(key).filter(|n| n.starts_with('#'))?;
+        let declared = (0..ir.nodes.len() as NodeId)
+            .filter(|&id| match ir.kind(id) {
+                Kind::Class { body, .. } => ir.list(body).iter().any(|&item| {
+                    let (start, end) = ir.span(item);
+                    self.source[start..end].contains(name)
+                }),
+                _ => false,
+            })
+            .count();
+        (declared == 1).then_some(name)
+    }
+
+    /// The calls of a private method: only its class's code can name it (`this.#m`), so when
+    /// every such name is the callee of a plain call, and nothing reaches the call stack,
+    /// those are all its calls.
+    fn private_method_calls(&mut self, private: &str) -> Option<Vec<NodeId>> {
+        let ir = self.ir;
+        let call_stack = self.dialect.call_stack_names();
+        let mut calls = Vec::new();
+        for id in 0..ir.nodes.len() as NodeId {
+            match ir.kind(id) {
+                Kind::Name(s) | Kind::Bind(s) if call_stack.contains(&self.name(s)) => {
+                    return None;
+                }
+                Kind::Attr { name, .. } if call_stack.contains(&self.name(name)) => return None,
+                Kind::Attr { name, .. } if self.name(name) == private => match ir.context(id) {
+                    Some((call, callee))
+                        if is_callee(ir.kind(call), callee) && self.is_plain_call(call) =>
+                    {
+                        calls.push(call)
+                    }
+                    _ => return None,
+                },
+                _ => {}
+            }
+        }
         Some(calls)
     }
 

@@ -133,7 +133,7 @@ impl<'a> Engine<'a> {
     }
 
     /// [`Engine::value_sources`] from the top.
-    pub(super) fn value_sources_of(&mut self, id: NodeId) -> Option<Vec<NodeId>> {
+    pub fn value_sources_of(&mut self, id: NodeId) -> Option<Vec<NodeId>> {
         self.value_sources(id, 0)
     }
 

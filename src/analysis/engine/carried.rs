@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use super::Engine;
 use super::meaning::{Meaning, Namespace, Value};
-use crate::analysis::ir::{NodeId, Sym};
+use crate::analysis::ir::{Kind, NodeId, Sym};
 
 /// A meaning in a form that outlives one analysis.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
@@ -200,6 +200,21 @@ impl<'a> Engine<'a> {
             .scopes
             .lookup(sym, self.scopes.scope_of(at), self.dialect.declaring());
         lookup.scopes.is_empty() || lookup.scopes.contains(&super::scopes::MODULE_SCOPE)
+    }
+
+    /// Whether the name used at `id` is bound nowhere here but by an earlier analysis: its
+    /// value may be an object that analysis could not carry (a path, a stream), whatever a
+    /// global of the same name would be. (Code a runner gives other globals, `timeit`'s,
+    /// may still see the global: both stay meanings of it.)
+    pub fn is_carried_name(&self, id: NodeId) -> bool {
+        let Kind::Name(sym) = self.ir.kind(self.ir.unparen(id)) else {
+            return false;
+        };
+        self.scopes
+            .lookup(sym, self.scopes.scope_of(id), self.dialect.declaring())
+            .scopes
+            .is_empty()
+            && self.context.binds(self.name(sym))
     }
 
     /// What an earlier analysis bound `name` to.

@@ -15,12 +15,15 @@ mod candidates;
 mod carried;
 mod fold;
 mod holders;
+mod instance_fields;
 pub mod meaning;
 mod resolve;
 pub mod rewrites;
 pub mod scopes;
 mod shapes;
 mod taint;
+mod this_holders;
+mod unseen_calls;
 
 use foldhash::{HashMap, HashMapExt};
 use std::rc::Rc;
@@ -132,11 +135,11 @@ pub struct Engine<'a> {
     yields: HashMap<NodeId, Vec<NodeId>>,
     /// The functions whose returns are being followed, innermost last.
     following_returns: Vec<NodeId>,
-    /// The functions a call the analysis does not resolve may call (see [`holders`]).
+    /// The functions a call the analysis does not resolve may call (see [`unseen_calls`]).
     escaping: Option<Rc<[NodeId]>>,
-    /// Such a value was passed as a `this` of functions not known (see [`holders`]).
+    /// Such a value was passed as a `this` of functions not known (see [`this_holders`]).
     pub(super) this_anything: bool,
-    /// What functions are given as `this` by `call`, `apply`, `bind` (see [`holders`]).
+    /// What functions are given as `this` by `call`, `apply`, `bind` (see [`this_holders`]).
     this_of: HashMap<NodeId, taint::Taint>,
     /// Some object may hold such a value (see [`holders`]).
     some_holder: bool,
@@ -148,19 +151,30 @@ pub struct Engine<'a> {
     reprototyped: Option<Rc<[(ScopeId, Sym)]>>,
     /// Holders are being followed to prove an object is data (see [`holders`]).
     holders_data_only: bool,
-    /// Whether the snippet reads its own exports (see [`holders`]).
+    /// Whether the snippet reads its own exports (see [`unseen_calls`]).
     exports_read: Option<bool>,
-    /// Whether the snippet may load its own file again (see [`holders`]).
+    /// Whether the snippet may load its own file again (see [`unseen_calls`]).
     may_reload_itself: Option<bool>,
     /// Whether the snippet may define a getter (see [`taint`]).
     accessors: Option<bool>,
     /// A parameter of a function called from where the analysis does not see was given
     /// such a value: whatever such calls pass may hold it (see [`holders`]).
     parameter_holder: bool,
-    /// Classes whose methods store such a value in `this` (see [`holders`]).
+    /// Classes whose methods store such a value in `this` (see [`this_holders`]).
     class_holds: std::collections::HashSet<NodeId>,
     /// Module-level names bound to a directory walk, carried for a later call to judge.
     walkers: Vec<Sym>,
+    /// The fields of the snippet's classes proven to hold only data, as (class, name), as
+    /// far as this round's bindings show (see [`instance_fields`]).
+    data_fields: Option<Rc<[(NodeId, &'a str)]>>,
+    /// The proof found with the settled bindings, kept for a second settling when the
+    /// rounds saw another (see [`Engine::settle_with_fields`]).
+    pinned_fields: Option<Rc<[(NodeId, &'a str)]>>,
+    /// The last proof found, and whether the rounds found different ones.
+    last_fields: Option<Rc<[(NodeId, &'a str)]>>,
+    fields_varied: bool,
+    /// Whether no method can run with another `this` (see [`instance_fields`]).
+    receivers_fixed: Option<bool>,
     memo: Vec<Memo<Rc<[Meaning]>>>,
     folds: Vec<Memo<Option<Rc<str>>>>,
     too_deep: Vec<NodeId>,
@@ -231,6 +245,11 @@ impl<'a> Engine<'a> {
             parameter_holder: false,
             class_holds: std::collections::HashSet::new(),
             walkers: Vec::new(),
+            data_fields: None,
+            pinned_fields: None,
+            last_fields: None,
+            fields_varied: false,
+            receivers_fixed: None,
             memo: vec![Memo::Unknown; n],
             folds: vec![Memo::Unknown; n],
             too_deep: Vec::new(),
@@ -251,19 +270,11 @@ impl<'a> Engine<'a> {
         if self.rewrites.globals {
             // Module-level names may hold what no binding shows: learn again without
             // folding them.
-            self.bindings.clear();
-            self.returned_taint.clear();
-            self.returned.clear();
-            self.this_anything = false;
-            self.this_of.clear();
-            self.some_holder = false;
-            self.global_holder = false;
-            self.global_holders.clear();
-            self.parameter_holder = false;
-            self.class_holds.clear();
+            self.forget_learned();
             self.settle_bindings(&binding_nodes);
             self.calls_of.clear();
         }
+        self.settle_with_fields(&binding_nodes);
         if self.role == Role::RunFromText && self.rewrites.any() {
             self.dynamic(
                 self.ir.root(),
@@ -278,6 +289,38 @@ impl<'a> Engine<'a> {
         }
         self.report_too_deep();
         self.report_budget();
+    }
+
+    /// Drops what the binding rounds learned, to learn it again.
+    fn forget_learned(&mut self) {
+        self.bindings.clear();
+        self.returned_taint.clear();
+        self.returned.clear();
+        self.this_anything = false;
+        self.this_of.clear();
+        self.some_holder = false;
+        self.global_holder = false;
+        self.global_holders.clear();
+        self.parameter_holder = false;
+        self.class_holds.clear();
+    }
+
+    /// Which fields hold only data is proven from the bindings, and read while they are
+    /// learned: an early round, whose bindings are not all known yet, may prove less, and
+    /// what it then took for code stays learned. When the rounds found another proof than
+    /// the settled bindings give, the bindings are learned again with that one.
+    fn settle_with_fields(&mut self, binding_nodes: &[NodeId]) {
+        if self.last_fields.is_none() {
+            return; // no round asked
+        }
+        let settled = self.data_fields();
+        if !self.fields_varied || settled.is_empty() {
+            return;
+        }
+        self.pinned_fields = Some(settled);
+        self.forget_learned();
+        self.settle_bindings(binding_nodes);
+        self.calls_of.clear();
     }
 
     fn settle_bindings(&mut self, binding_nodes: &[NodeId]) {
@@ -323,6 +366,7 @@ impl<'a> Engine<'a> {
     fn forget(&mut self) {
         self.memo.fill(Memo::Unknown);
         self.folds.fill(Memo::Unknown);
+        self.data_fields = None;
     }
 
     fn collect_imported_roots(&mut self) {

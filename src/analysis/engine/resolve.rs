@@ -134,9 +134,6 @@ impl<'a> Engine<'a> {
                 add_meaning(&mut out, m);
             }
         }
-        // A name an earlier call bound is that binding, not a global of the same name (its
-        // value may be an object the analysis lost, such as a path: never a known builtin).
-        let free = free && !self.context.binds(name);
         if lookup.certain {
             return out;
         }
@@ -148,13 +145,20 @@ impl<'a> Engine<'a> {
                 if free || builtin {
                     add_meaning(&mut out, self.free_meaning(name));
                 }
+                // `from M import *` binds only the names M has.
                 for m in self.star_modules.clone() {
+                    if !self.dialect.star_import_binds(self.paths.text(m), name) {
+                        continue;
+                    }
                     let module = Meaning::of(Value::Module(m));
                     for found in self.member(module, name) {
                         add_meaning(&mut out, found);
                     }
                 }
                 for m in self.context.stars().to_vec() {
+                    if !self.dialect.star_import_binds(&m, name) {
+                        continue;
+                    }
                     let module = self.module_meaning(&m);
                     for found in self.member(module, name) {
                         add_meaning(&mut out, found);

@@ -417,6 +417,7 @@ impl<'a> Engine<'a> {
             && !self.key_holds_digits(key, 0)
             && !self.flows_only_plain_data(object)
             && !self.holds_only_data(object)
+            && !self.is_data_field_of_this(object)
     }
 
     /// A key that is one of a few known texts, none of which names a function's internals

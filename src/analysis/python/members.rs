@@ -41,7 +41,7 @@ fn table() -> &'static HashMap<&'static str, Member> {
                 let member = match kind {
                     "module" => Member::Module(target),
                     "alias" => Member::Alias(target),
-                    _ => return None, // `path` lines: see `path_function`
+                    _ => return None, // `path` and `star` lines: see below
                 };
                 Some((key, member))
             })
@@ -81,6 +81,23 @@ pub fn path_function(name: &str) -> Option<PathFunction> {
     map.get(name).copied()
 }
 
+/// Whether `from module import *` binds `name`: `None` when the survey did not look at the
+/// module (a module the strict policy does not allow), which may then bind any name.
+pub fn star_binds(module: &str, name: &str) -> Option<bool> {
+    static MAP: OnceLock<HashMap<&'static str, foldhash::HashSet<&'static str>>> = OnceLock::new();
+    let map = MAP.get_or_init(|| {
+        TABLE
+            .lines()
+            .filter_map(|line| {
+                let mut parts = line.split(' ');
+                (parts.next()? == "star").then_some(())?;
+                Some((parts.next()?, parts.collect()))
+            })
+            .collect()
+    });
+    map.get(module).map(|names| names.contains(name))
+}
+
 /// What `owner.member` is, if the survey says it is a module or an alias.
 pub fn member(path: &str) -> Option<Member> {
     table().get(path).copied()
@@ -105,6 +122,16 @@ pub fn is_module(name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::{Member, member};
+
+    #[test]
+    fn a_star_import_binds_only_what_the_module_has() {
+        assert_eq!(super::star_binds("os", "open"), Some(true));
+        assert_eq!(super::star_binds("os", "system"), Some(true));
+        assert_eq!(super::star_binds("os", "print"), Some(false));
+        assert_eq!(super::star_binds("math", "sqrt"), Some(true));
+        assert_eq!(super::star_binds("math", "open"), Some(false));
+        assert_eq!(super::star_binds("subprocess", "run"), None);
+    }
 
     #[test]
     fn the_survey_knows_modules_held_under_other_names() {

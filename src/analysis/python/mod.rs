@@ -44,6 +44,15 @@ impl Dialect for Python {
         &tables::TABLES
     }
 
+    /// As the survey of the image found (`from os import *` binds `open`, not `print`).
+    fn star_import_binds(&self, module: &str, name: &str) -> bool {
+        members::star_binds(module, name).unwrap_or(true)
+    }
+
+    fn constructs_in_memory_file(&self, name: &str) -> bool {
+        matches!(name, "io.StringIO" | "io.BytesIO")
+    }
+
     /// The hand-written table, then what the survey of the image found.
     fn path_function(&self, name: &str) -> Option<crate::analysis::dialect::PathFunction> {
         crate::analysis::dialect::listed_path_function(&tables::TABLES, name)

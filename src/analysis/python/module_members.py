@@ -22,6 +22,9 @@ Output, sorted, one line each:
     path OWNER.MEMBER AT NAME    the member, a function or class of a data library, takes a
                                  file by its parameter NAME (at position AT, or `-` when it
                                  can only be passed by keyword)
+    star ROOT NAME...            `from ROOT import *` binds exactly these names (for each
+                                 root): any other name it leaves as it was, so `print` after
+                                 `from os import *` is still the builtin
 Names are spelled as the analyzer spells them (`posix` is `os`, `posixpath` is `os.path`,
 `_io` is `io`, `builtins.open` is `open`).
 """
@@ -243,6 +246,16 @@ def survey(roots):
     return entries
 
 
+def star_names(module):
+    """The names `from module import *` binds: `__all__` when the module has one (looked up
+    as the statement does, as an attribute), else every public name of its namespace."""
+    try:
+        names = module.__all__
+    except AttributeError:
+        names = [n for n in vars(module) if not n.startswith("_")]
+    return sorted({n for n in names if isinstance(n, str)})
+
+
 def main(roots):
     # `__main__` is the snippet itself, whose members are its own globals.
     roots = [r for r in roots if not r.startswith("__")]
@@ -261,3 +274,5 @@ def main(roots):
             print(kind, member, target, name)
         else:
             print(kind, key, target)
+    for root in sorted(r for r in roots if r in sys.modules):
+        print("star", canonical(root), *star_names(sys.modules[root]))

@@ -8,7 +8,7 @@
 use crate::analysis::engine::Engine;
 use crate::analysis::engine::meaning::Value;
 use crate::analysis::facts::DynamicKind;
-use crate::analysis::ir::{Kind, NodeId};
+use crate::analysis::ir::{Kind, NodeId, Sym};
 
 /// Members a snippet sets as data, read back by the runtime rather than by the analyzer.
 const WRITABLE: &[&str] = &["process.exitCode", "module.exports", "exports"];
@@ -365,6 +365,19 @@ fn read_only_text(e: &Engine, value: Value) -> Option<&'static str> {
 /// Whether this use of the list only reads it (or names it for another use that is judged
 /// where it is: `args = sys.argv`).
 fn only_reads(e: &mut Engine, id: NodeId) -> bool {
+    reads(e, id, 0, false)
+}
+
+/// Deepest chain of parameters and aliases followed from one use of the list.
+const MAX_FOLLOWED: usize = 6;
+
+/// Whether this use only reads the list. `followed`: the use is of a parameter or alias this
+/// rule follows by hand (the analyzer does not resolve a parameter to its argument), so a
+/// further alias is followed too rather than left to the analyzer's own resolution.
+fn reads(e: &mut Engine, id: NodeId, depth: usize, followed: bool) -> bool {
+    if depth > MAX_FOLLOWED {
+        return false;
+    }
     let Some((parent, child)) = e.ir.context(id) else {
         return true;
     };
@@ -395,23 +408,104 @@ fn only_reads(e: &mut Engine, id: NodeId) -> bool {
                     && names
                         .iter()
                         .all(|n| READING_FUNCTIONS.contains(&n.as_str())))
+                || own_function_only_reads(e, call, callee, child, depth)
         }
         Kind::For { iter, .. } | Kind::CompFor { iter, .. } => iter == child,
         // `sys.argv or []`, `sys.argv if c else []`: the value may be the list itself
         Kind::Binary {
             op: crate::analysis::ir::BinOp::Logical,
             ..
-        } => only_reads(e, parent),
-        Kind::Cond { test, .. } => test == child || only_reads(e, parent),
+        } => reads(e, parent, depth, followed),
+        Kind::Cond { test, .. } => test == child || reads(e, parent, depth, followed),
         Kind::Binary { .. }
         | Kind::Unary { .. }
         | Kind::Compared
         | Kind::Interp { .. }
         | Kind::ExprStatement => true,
-        // an alias: its own uses are judged where they are
-        Kind::Assign { targets, value } if value == child => {
-            matches!(e.ir.list(targets), &[target] if matches!(e.ir.kind(target), Kind::Bind(_)))
-        }
+        // an alias: its uses are judged where they are (by the analyzer's resolution, or
+        // here when the value was followed by hand)
+        Kind::Assign { targets, value } if value == child => match e.ir.list(targets) {
+            &[target] => match e.ir.kind(target) {
+                Kind::Bind(sym) if followed => binding_only_read(e, target, sym, depth + 1),
+                Kind::Bind(_) => true,
+                _ => false,
+            },
+            _ => false,
+        },
         _ => false,
     }
+}
+
+/// `parse(sys.argv)` with `def parse(args): ...`: the list given positionally to the snippet's
+/// own function (called by name), whose parameter only reads it.
+fn own_function_only_reads(
+    e: &mut Engine,
+    call: NodeId,
+    callee: NodeId,
+    argument: NodeId,
+    depth: usize,
+) -> bool {
+    if !matches!(e.ir.kind(e.ir.unparen(callee)), Kind::Name(_)) || e.splatted(call) {
+        return false;
+    }
+    let Some(position) = e.positional_args(call).iter().position(|&a| a == argument) else {
+        return false;
+    };
+    let callees = e.resolve(callee, 0).to_vec();
+    !callees.is_empty()
+        && callees.into_iter().all(|m| {
+            let Value::Local(function) = m.value else {
+                return false;
+            };
+            let Kind::Function { params, .. } = e.ir.kind(function) else {
+                return false;
+            };
+            let Some(&param) = e.ir.list(params).get(position) else {
+                return false;
+            };
+            let Kind::Param { target } = e.ir.kind(param) else {
+                return false;
+            };
+            match e.ir.kind(target) {
+                Kind::Bind(sym) if !m.held => binding_only_read(e, target, sym, depth + 1),
+                _ => false,
+            }
+        })
+}
+
+/// Whether every use of the name `bind` binds only reads the list.
+fn binding_only_read(e: &mut Engine, bind: NodeId, sym: Sym, depth: usize) -> bool {
+    let Some(scope) = e.scopes.bind_scope(bind) else {
+        return false;
+    };
+    let declaring = e.dialect.declaring();
+    // `args += [...]` extends the list in place; its target is a binding, not a use
+    let extended = (0..e.ir.nodes.len() as NodeId).any(|n| {
+        let Kind::AugAssign { target, .. } = e.ir.kind(n) else {
+            return false;
+        };
+        match e.ir.kind(target) {
+            Kind::Bind(s) | Kind::Name(s) if s == sym => {
+                e.scopes.bind_scope(target) == Some(scope)
+                    || e.scopes
+                        .lookup(sym, e.scopes.scope_of(target), declaring)
+                        .scopes
+                        .contains(&scope)
+            }
+            _ => false,
+        }
+    });
+    if extended {
+        return false;
+    }
+    let uses: Vec<NodeId> = (0..e.ir.nodes.len() as NodeId)
+        .filter(|&n| matches!(e.ir.kind(n), Kind::Name(s) if s == sym))
+        .filter(|&n| {
+            e.scopes
+                .lookup(sym, e.scopes.scope_of(n), declaring)
+                .scopes
+                .contains(&scope)
+        })
+        .collect();
+    uses.into_iter().all(|n| reads(e, n, depth, true))
 }

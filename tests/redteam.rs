@@ -332,6 +332,112 @@ fn strict_denies_the_sixth_pass_classes() {
     assert_eq!(policy.judge(&class_later).verdict, Verdict::Allow);
 }
 
+/// The eighth pass's classes that the analyzer closes, one representative each
+/// (`policies/fixtures/strict/{command-lines,attribute-names,doctest-factories,type-text,
+/// xml-entities}.py` and `reparenting.js` hold more, with ordinary shapes): a module's command
+/// line acting on `sys.argv`, attribute names given as data, doctest over docstrings library
+/// factories write, annotation text that gives something other than a type, a library's
+/// constructor re-parented, XML entities resolved from data.
+#[test]
+fn strict_denies_the_eighth_pass_classes() {
+    const PYTHON: &[&str] = &[
+        "import base64, sys\nargs = sys.argv\nargs.append(bytes(c ^ 1 for c in b'.dub.q`rrve').decode())\nbase64.main()\n",
+        "import operator, sys\noperator.iadd(sys.argv, ['notes.txt'])\n",
+        "import uuid\nuuid.main()\n",
+        "import collections, json\nfields = json.loads('[\"tb_frame\"]')\nT = collections.namedtuple('T', fields)\n",
+        "import enum, numpy as np\nkey = ''.join(chr(ord(c) - 1) for c in '``bssbz`joufsgbdf``')\nRaw = enum.Enum('Raw', {key: {'data': (0, False)}, 'A': 1})\nnp.asarray(Raw)\n",
+        "from sklearn.datasets import load_iris\nkey = ''.join(chr(ord(c) - 1) for c in 'b')\nbunch = load_iris()\nbunch[key] = 1\n",
+        "import doctest, enum\nkey = bytes(c ^ 1 for c in b'^^enb^^').decode()\nE = enum.Enum('E', {key: '>>> 1', 'A': 1})\ndoctest.testmod()\n",
+        "import doctest, enum\nfrom dataclasses import dataclass\nU = enum.Enum('U', 'M', qualname='U\\n>>> 1')\n@dataclass\nclass M:\n    u: U\ndoctest.testmod()\n",
+        "import doctest\nfrom dataclasses import dataclass\nclass U:\n    pass\nsetattr(U, '__qual' + 'name__', 'U\\n>>> 1')\n@dataclass\nclass M:\n    u: U\ndoctest.testmod()\n",
+        "import doctest\nfrom dataclasses import dataclass\nclass W:\n    def __repr__(self):\n        return '\\n>>> 1'\n@dataclass\nclass M:\n    w: int = W()\ndoctest.testmod()\n",
+        "import typing\nclass B:\n    x: 'Shape'\nB.Shape = \"__import__('os').system('id') or int\"\ntyping.get_type_hints(B)\n",
+        "import typing\ntexts = [\"__import__('os').system('id') or int\"]\nclass B:\n    x: 'texts[0]'\ntyping.get_type_hints(B)\n",
+        "import pandas as pd\nprint(pd.read_xml('data.xml', iterparse={'row': ['v']}))\n",
+    ];
+    const JAVASCRIPT: &[&str] = &[
+        "const util = require('util');\nconst events = require('events');\nfunction Q() {}\nutil.inherits(events.EventEmitter, Q);\n",
+        "import { inherits } from 'node:util';\nimport { EventEmitter } from 'node:events';\nclass Q {}\ninherits(EventEmitter, Q);\n",
+    ];
+    assert_strict_denies_each(PYTHON, JAVASCRIPT);
+    let policy = load("strict").unwrap();
+    // Ordinary code of the same shapes.
+    for (language, code) in [
+        (
+            Language::Python,
+            "import sys, collections, doctest\nfrom dataclasses import dataclass\nPoint = collections.namedtuple('Point', 'x y')\n@dataclass\nclass Cell:\n    row: int = 0\n    near: 'Cell | None' = None\ndef area(w, h):\n    \"\"\"\n    >>> area(2, 3)\n    6\n    \"\"\"\n    return w * h\nprint(sys.argv[1:], len(sys.argv))\ndoctest.testmod()\n",
+        ),
+        (
+            Language::JavaScript,
+            "const util = require('util');\nconst { EventEmitter } = require('events');\nfunction Ticker() {}\nutil.inherits(Ticker, EventEmitter);\n",
+        ),
+    ] {
+        assert_eq!(
+            policy.judge(&analyze(language, code.as_bytes())).verdict,
+            Verdict::Allow,
+            "{code}"
+        );
+    }
+    // In a session, doctest and the typing machinery reach what earlier calls defined, whose
+    // docstrings and annotation text were judged without them.
+    let sessions: &[(&[&str], Verdict)] = &[
+        (
+            &[
+                "def helper():\n    pass\nhelper.__doc__ = '>>> 1'\n",
+                "import doctest\ndoctest.testmod()\n",
+            ],
+            Verdict::Deny,
+        ),
+        (
+            &[
+                "def area(w, h):\n    \"\"\"\n    >>> import os\n    \"\"\"\n    return w * h\n",
+                "import doctest\ndoctest.testmod()\n",
+            ],
+            Verdict::Deny,
+        ),
+        (
+            &[
+                "import enum\nColor = enum.Enum('Color', {'__doc__': '>>> 1', 'RED': 1})\n",
+                "import doctest\ndoctest.testmod()\n",
+            ],
+            Verdict::Deny,
+        ),
+        (
+            &[
+                "class Point:\n    x: 'Shape'\n",
+                "import json, typing\nShape = json.loads('\"int\"')\nprint(typing.get_type_hints(Point))\n",
+            ],
+            Verdict::Deny,
+        ),
+        // a class of this call deriving from an earlier call's: its annotations are evaluated
+        (
+            &[
+                "class Point:\n    x: 'Shape'\n",
+                "import json, typing\nShape = json.loads('\"int\"')\nclass Q(Point):\n    pass\nprint(typing.get_type_hints(Q))\n",
+            ],
+            Verdict::Deny,
+        ),
+        // earlier calls that only imported: what this call runs is its own
+        (
+            &[
+                "import doctest, typing\n",
+                "def area(w, h):\n    \"\"\"\n    >>> area(2, 3)\n    6\n    \"\"\"\n    return w * h\nclass P:\n    x: 'int'\nprint(typing.get_type_hints(P))\ndoctest.testmod()\n",
+            ],
+            Verdict::Allow,
+        ),
+    ];
+    for (calls, expected) in sessions {
+        let mut carried = Carried::default();
+        let mut last = Verdict::Allow;
+        for code in calls.iter() {
+            let (call, next) = analyze_with(Language::Python, code.as_bytes(), &carried);
+            last = policy.judge(&call).verdict;
+            carried = next;
+        }
+        assert_eq!(last, *expected, "{calls:?}");
+    }
+}
+
 /// A directory walk enters whatever its `dirs` lists hold when it resumes: judged wherever its
 /// items go, in a later call of a session too (the walk outlives the call that made it).
 #[test]

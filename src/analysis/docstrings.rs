@@ -36,6 +36,13 @@ pub fn examples_are_visible(e: &mut Engine, call: NodeId) -> bool {
     });
     match runner.as_deref() {
         Some("doctest.testmod") => {
+            // It runs what `__main__` holds: in a later call of a session, definitions of
+            // calls whose docstrings nobody analyzed (the first call had no runner), or classes
+            // that library factories made with docstrings of their own.
+            if let Some(reason) = testmod_reads_unread_docstrings(e) {
+                e.dynamic(call, crate::analysis::facts::DynamicKind::CodeEval, reason);
+                return false;
+            }
             for &arg in e.ir.list(args) {
                 let Kind::Arg { name, splat, .. } = e.ir.kind(arg) else {
                     return false;
@@ -125,6 +132,240 @@ fn builds_a_class_namespace(e: &mut Engine, call: NodeId) -> bool {
         "type" => e.splatted(call) || e.positional_args(call).len() > 1,
         "types.new_class" | "dataclasses.make_dataclass" | "exec" | "eval" => true,
         _ => false,
+    })
+}
+
+/// Why `testmod` would run docstrings the analyzer never read, if it would.
+fn testmod_reads_unread_docstrings(e: &mut Engine) -> Option<&'static str> {
+    if e.in_later_call() {
+        Some(
+            "`doctest.testmod` runs the docstrings of what earlier calls of the session defined, \
+             which were not analyzed as examples: run it in the call that defines them",
+        )
+    } else if makes_classes_unread(e) {
+        Some(
+            "`doctest.testmod` runs docstrings a library wrote (a class made by enum's \
+             functional API, `make_dataclass` or `TypedDict`, or a `dataclass` without a \
+             docstring whose signature may show any text): give such classes a docstring, or \
+             use `doctest.run_docstring_examples(f, globals())` on your own functions",
+        )
+    } else {
+        None
+    }
+}
+
+/// True when a class may get a docstring the analyzer never read: a library factory made it
+/// (enum's functional API takes any `qualname=` and dunder keys, `namedtuple`, `NamedTuple`,
+/// `TypedDict` and `make_dataclass` name it from data), or `dataclass` gave a class without a
+/// docstring one made from its fields' types (whose names may be any text).
+fn makes_classes_unread(e: &mut Engine) -> bool {
+    for id in 0..e.ir.nodes.len() as NodeId {
+        let (Kind::Call { .. } | Kind::Name(_) | Kind::Attr { .. }) = e.ir.kind(id) else {
+            continue;
+        };
+        // `namedtuple` and `NamedTuple` check that every name is an identifier: their
+        // docstrings (`P(x, y)`) hold no examples.
+        if matches!(e.ir.kind(id), Kind::Call { .. })
+            && crate::analysis::detect::makes_a_class(e, id)
+                .is_some_and(|f| !f.ends_with("amedtuple") && !f.ends_with("NamedTuple"))
+        {
+            return true;
+        }
+        let callee = match e.ir.kind(id) {
+            Kind::Call { callee, .. } => callee,
+            _ => id,
+        };
+        let names = e.names_of(callee);
+        if names.iter().any(|n| n.ends_with(".TypedDict")) && id != callee {
+            return true;
+        }
+        if !names.iter().any(|n| n == "dataclasses.dataclass") {
+            continue;
+        }
+        // `@dataclass` or `@dataclass(...)` on a class statement: fine when the class has its
+        // own literal docstring; `dataclass(C)` anywhere else is not followed.
+        let decorated =
+            e.ir.parent(id)
+                .filter(|&p| matches!(e.ir.kind(p), Kind::Class { .. }));
+        match decorated {
+            Some(class) if !has_literal_docstring(e, class) && !signature_is_readable(e, class) => {
+                return true;
+            }
+            Some(_) => {}
+            None if id != callee && !e.positional_args(id).is_empty() => return true,
+            None => {}
+        }
+    }
+    false
+}
+
+/// True when the docstring `dataclass` writes for a class without one (its name and
+/// `inspect.signature`: each field's type, by qualified name or `repr`, and each default's
+/// `repr`) shows only what the analyzer read: types that are names, module members and
+/// generics of those (or any annotation under `from __future__ import annotations`, where each
+/// is a string shown by `repr`), and defaults that are constants, module members or
+/// `field(...)` with such a default. A snippet that names `__qualname__` or `__module__`, or
+/// gives a class a metaclass, may make a type's name any text.
+fn signature_is_readable(e: &mut Engine, class: NodeId) -> bool {
+    if names_anywhere(e, &["__qualname__", "__module__", "metaclass"]) {
+        return false;
+    }
+    let Kind::Class { body, .. } = e.ir.kind(class) else {
+        return false;
+    };
+    let Some(scope) = e.scopes.own(class) else {
+        return false;
+    };
+    let future = e.source.contains("from __future__ import annotations");
+    for statement in e.ir.list(body).to_vec() {
+        if let Kind::Assign { value, .. } = e.ir.kind(statement)
+            && !readable_default(e, value)
+        {
+            return false;
+        }
+    }
+    if future {
+        return true;
+    }
+    for id in 0..e.ir.nodes.len() as NodeId {
+        if !matches!(e.ir.kind(id), Kind::Annotation) || e.scopes.scope_of(id) != scope {
+            continue;
+        }
+        // Children follow their parent: the annotation's expression is the next node.
+        let inner = id + 1;
+        if e.ir.parent(inner) != Some(id) || !readable_type(e, inner, 0) {
+            return false;
+        }
+    }
+    true
+}
+
+/// Whether the snippet names any of `names`: as an identifier, an attribute or keyword, or a
+/// string that folds to one (`setattr(C, "__qual" + "name__", ...)`).
+fn names_anywhere(e: &mut Engine, names: &[&str]) -> bool {
+    if names.iter().any(|n| e.ir.names.get(n).is_some()) {
+        return true;
+    }
+    (0..e.ir.nodes.len() as NodeId).any(|id| {
+        matches!(
+            e.ir.kind(id),
+            Kind::Str { .. } | Kind::Binary { .. } | Kind::Template { .. } | Kind::Call { .. }
+        ) && e.fold(id, 0).is_some_and(|s| names.contains(&&*s))
+    })
+}
+
+/// A type shown by its name: a name of a class, function, module member or builtin, a
+/// generic's subscript of such, a union, `None`, or text (shown by `repr`).
+fn readable_type(e: &mut Engine, id: NodeId, depth: usize) -> bool {
+    if depth > 16 {
+        return false;
+    }
+    let id = e.ir.unparen(id);
+    match e.ir.kind(id) {
+        Kind::Const(_) | Kind::Str { .. } => true,
+        Kind::Name(_) | Kind::Attr { .. } => names_a_definition(e, id),
+        Kind::Index { object, key } => {
+            readable_type(e, object, depth + 1) && readable_type(e, key, depth + 1)
+        }
+        Kind::Binary {
+            op: super::ir::BinOp::BitOr,
+            left,
+            right,
+        } => readable_type(e, left, depth + 1) && readable_type(e, right, depth + 1),
+        Kind::Collection { items, .. } => {
+            let items = e.ir.list(items).to_vec();
+            items.into_iter().all(|i| readable_type(e, i, depth + 1))
+        }
+        Kind::Int(_) | Kind::Float => true,
+        Kind::Annotation => e.ir.parent(id + 1) == Some(id) && readable_type(e, id + 1, depth + 1),
+        // a union the grammar reads as a type (`list["Node"] | None`)
+        Kind::Other => {
+            let (_, end) = e.ir.span(id);
+            let mut children = Vec::new();
+            for n in id + 1..e.ir.nodes.len() as NodeId {
+                if e.ir.span(n).0 >= end {
+                    break;
+                }
+                if e.ir.parent(n) == Some(id) {
+                    children.push(n);
+                }
+            }
+            !children.is_empty() && children.into_iter().all(|c| readable_type(e, c, depth + 1))
+        }
+        _ => false,
+    }
+}
+
+/// A name or dotted name that means a definition of the snippet's, a module or a module's
+/// member, or a builtin.
+fn names_a_definition(e: &mut Engine, id: NodeId) -> bool {
+    let meanings = e.resolve(id, 0);
+    let definition = !meanings.is_empty()
+        && meanings.iter().all(|m| {
+            !m.held && matches!(m.value, Value::Local(_) | Value::Module(_) | Value::Name(_))
+        });
+    definition
+        || matches!(e.ir.kind(id), Kind::Name(sym) if e.every_bind(sym, id, named_type_variable))
+}
+
+/// `T = TypeVar("T")`: shown as `~T`, its name an identifier.
+fn named_type_variable(e: &mut Engine, bind: NodeId) -> bool {
+    let Some(value) = crate::analysis::detect::assigned_value(e, bind) else {
+        return false;
+    };
+    let value = e.ir.unparen(value);
+    let Kind::Call { callee, .. } = e.ir.kind(value) else {
+        return false;
+    };
+    let names = e.names_of(callee);
+    !names.is_empty()
+        && names
+            .iter()
+            .all(|n| n.ends_with(".TypeVar") && n.starts_with("typing"))
+        && e.positional_args(value)
+            .first()
+            .and_then(|&name| e.fold(name, 0))
+            .is_some_and(|name| name.chars().all(|c| c.is_alphanumeric() || c == '_'))
+}
+
+/// A default `dataclass` shows by `repr` that shows only constants.
+fn readable_default(e: &mut Engine, value: NodeId) -> bool {
+    let value = e.ir.unparen(value);
+    match e.ir.kind(value) {
+        Kind::Const(_) | Kind::Str { .. } | Kind::Int(_) | Kind::Float => true,
+        Kind::Unary { arg, .. } => readable_default(e, arg),
+        Kind::Collection { items, .. } => e.ir.list(items).is_empty(),
+        Kind::Name(_) | Kind::Attr { .. } => {
+            let meanings = e.resolve(value, 0);
+            !meanings.is_empty()
+                && meanings.iter().all(|m| {
+                    !m.held
+                        && match m.value {
+                            Value::Module(_) => true,
+                            Value::Name(p) => e.paths.module_len(p) > 0,
+                            _ => false,
+                        }
+                })
+        }
+        Kind::Call { callee, .. } => {
+            let names = e.names_of(callee);
+            names.iter().all(|n| n == "dataclasses.field")
+                && !names.is_empty()
+                && e.positional_args(value).is_empty()
+                && e.keyword_arg(value, "default")
+                    .is_none_or(|d| readable_default(e, d))
+        }
+        _ => false,
+    }
+}
+
+/// True when a class statement's body starts with a docstring the analyzer can read.
+fn has_literal_docstring(e: &Engine, class: NodeId) -> bool {
+    let Kind::Class { body, .. } = e.ir.kind(class) else {
+        return false;
+    };
+    e.ir.list(body).first().is_some_and(|&first| {
+        matches!(e.ir.kind(first), Kind::Docstring(value) if e.ir.str_value(e.ir.unparen(value)).is_some())
     })
 }
 

@@ -166,7 +166,10 @@ impl Allowlist {
                 };
                 let rest = name.strip_prefix(module.as_str()).unwrap_or("");
                 match rest.strip_prefix('.') {
-                    Some(members) => self.members(language, module, rule, members),
+                    Some(members) => {
+                        command_line(module, rule, members)?;
+                        self.members(language, module, rule, members)
+                    }
                     None => Ok(()),
                 }
             }
@@ -345,6 +348,24 @@ fn holds_allowed_module(allow: &LanguageAllow, package: &str) -> bool {
         name.strip_prefix(package)
             .is_some_and(|rest| rest.starts_with('.'))
     })
+}
+
+/// A module's command line and self-test (`base64.main()`, `gzip.main()`, `pandas.test()`):
+/// they act on the files and options named in `sys.argv` (reading, writing, importing test
+/// runners), not on the arguments the analyzer sees. Allowed only where a policy lists the
+/// member by its exact name; the snippet's own `__main__.main` is its own function.
+const COMMAND_LINES: &[&str] = &["main", "_main", "test", "_test"];
+
+fn command_line(module: &str, rule: &MemberRule, members: &str) -> Result<(), Denied> {
+    let first = members.split('.').next().unwrap_or_default();
+    if module == "__main__" || !COMMAND_LINES.contains(&first) || rule.names(first) {
+        return Ok(());
+    }
+    Err(Denied(format!(
+        "uses `{module}.{first}`, a module's command line or self-test, which acts on \
+         `sys.argv` rather than on its arguments; no module's is allowed unless the policy \
+         lists it by name"
+    )))
 }
 
 fn is_dunder(name: &str) -> bool {

@@ -27,6 +27,16 @@ pub fn report_text(e: &mut Engine, id: NodeId) {
         Some(text) => {
             let text = text.to_owned();
             report_names_holding_text(e, id, &text);
+            if let Some(reason) = super::type_text::not_a_type(e, id, &text) {
+                e.dynamic(
+                    id,
+                    DynamicKind::CodeEval,
+                    format!(
+                        "a type written as text that may not evaluate to a type ({reason}): \
+                         `typing.get_type_hints` evaluates what it gives as code again"
+                    ),
+                );
+            }
             queue_type_text(e, id, &text);
         }
         None => e.dynamic(
@@ -82,7 +92,14 @@ pub fn report_hint_namespaces(e: &mut Engine, call: NodeId) {
     let given = e.splatted(call)
         || e.positional_args(call).len() > 1
         || keywords.iter().any(|k| e.keyword_arg(call, k).is_some());
-    if given {
+    if e.in_later_call() && !own_definitions_only(e, call) {
+        e.dynamic(
+            call,
+            DynamicKind::CodeEval,
+            "annotations of a definition an earlier call made, evaluated with this call's \
+             names: their text was judged with that call's",
+        );
+    } else if given {
         e.dynamic(
             call,
             DynamicKind::CodeEval,
@@ -90,6 +107,34 @@ pub fn report_hint_namespaces(e: &mut Engine, call: NodeId) {
              run as code",
         );
     }
+}
+
+/// Whether what a hint evaluator is given is a function or class this call defines, whose
+/// bases (whose annotations it evaluates too) are this call's classes or the libraries'.
+fn own_definitions_only(e: &mut Engine, call: NodeId) -> bool {
+    e.positional_args(call)
+        .first()
+        .is_some_and(|&target| defined_here(e, target, 0))
+}
+
+fn defined_here(e: &mut Engine, value: NodeId, depth: usize) -> bool {
+    let meanings = e.resolve(value, 0);
+    !meanings.is_empty()
+        && depth < 8
+        && meanings.iter().all(|m| match m.value {
+            Value::Local(definition) if !m.held => {
+                super::attribute_names::class_heads(e, definition)
+                    .into_iter()
+                    .all(|base| {
+                        let library = e.resolve(base, 0).iter().all(|b| {
+                            matches!(b.value, Value::Module(_))
+                                || matches!(b.value, Value::Name(p) if e.paths.module_len(p) > 0)
+                        }) && !e.resolve(base, 0).is_empty();
+                        library || defined_here(e, base, depth + 1)
+                    })
+            }
+            _ => false,
+        })
 }
 
 /// Queues a type written as text for analysis, as a type again: when that text evaluates to

@@ -3,9 +3,11 @@
 //! which language it runs on.
 
 mod annotations;
+mod attribute_names;
 mod attributes;
 mod buffers;
 mod calls;
+mod entities;
 mod escapes;
 mod imports;
 mod literals;
@@ -14,8 +16,10 @@ mod path_attributes;
 mod paths;
 mod rebinding;
 mod subscripts;
+mod type_text;
 mod uses;
 
+pub use attribute_names::makes_a_class;
 pub use attributes::report_special;
 pub use calls::is_namespace;
 pub use path_attributes::assigned_value;
@@ -32,6 +36,7 @@ pub fn report(e: &mut Engine, id: NodeId) {
             uses::report_reference(e, id);
             annotations::report_type_name(e, id);
             literals::report_internal_name(e, id);
+            rebinding::report_read_only_use(e, id);
         }
         Kind::This => uses::report_reference(e, id),
         Kind::Attr { .. } => {
@@ -39,6 +44,7 @@ pub fn report(e: &mut Engine, id: NodeId) {
             uses::report_reference(e, id);
             annotations::report_annotations_written(e, id);
             path_attributes::report(e, id);
+            rebinding::report_read_only_use(e, id);
         }
         Kind::Bind(_) => {
             annotations::report_annotations_written(e, id);
@@ -50,8 +56,13 @@ pub fn report(e: &mut Engine, id: NodeId) {
             uses::report_reference(e, id);
             literals::report(e, id);
             path_attributes::report(e, id);
+            rebinding::report_read_only_use(e, id);
+            attribute_names::report_key_store(e, id);
         }
         Kind::Call { .. } => {
+            entities::report(e, id);
+            attribute_names::report_factory(e, id);
+            attribute_names::report_key_store(e, id);
             calls::report(e, id);
             paths::report(e, id);
             path_attributes::report(e, id);
@@ -61,6 +72,7 @@ pub fn report(e: &mut Engine, id: NodeId) {
             annotations::report_computed_type(e, id);
             annotations::report_hint_namespaces(e, id);
             rebinding::report(e, id);
+            rebinding::report_read_only_use(e, id);
         }
         Kind::Str { .. } | Kind::Template { .. } => {
             literals::report_string(e, id);
@@ -79,7 +91,10 @@ pub fn report(e: &mut Engine, id: NodeId) {
         | Kind::For { .. }
         | Kind::CompFor { .. }
         | Kind::WithItem { .. }
-        | Kind::Catch { .. } => rebinding::report(e, id),
+        | Kind::Catch { .. } => {
+            rebinding::report(e, id);
+            rebinding::report_read_only_augmented(e, id);
+        }
         _ => {}
     }
     escapes::report(e, id);

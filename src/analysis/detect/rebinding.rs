@@ -8,7 +8,7 @@
 use crate::analysis::engine::Engine;
 use crate::analysis::engine::meaning::Value;
 use crate::analysis::facts::DynamicKind;
-use crate::analysis::ir::{Kind, NodeId};
+use crate::analysis::ir::{Kind, NodeId, Sym};
 
 /// Members a snippet sets as data, read back by the runtime rather than by the analyzer.
 const WRITABLE: &[&str] = &["process.exitCode", "module.exports", "exports"];
@@ -76,11 +76,47 @@ const STORING: &[&str] = &[
     "Reflect.setPrototypeOf",
 ];
 
+/// Calls that set the prototype of their first argument's `prototype` (`util.inherits(ctor,
+/// superCtor)` is `Object.setPrototypeOf(ctor.prototype, superCtor.prototype)`): given a
+/// library's constructor, every object it makes (`process` is an emitter) inherits the
+/// snippet's accessors, which then run with the library's objects as `this`.
+const REPARENTING: &[&str] = &["util.inherits", "node:util.inherits"];
+
+/// `util.inherits(EventEmitter, Own)`: allowed only when the constructor re-parented is the
+/// snippet's own function or class.
+fn report_reparenting_call(e: &mut Engine, call: NodeId, callee: NodeId) {
+    if !e
+        .names_of(callee)
+        .iter()
+        .any(|n| REPARENTING.contains(&n.as_str()))
+    {
+        return;
+    }
+    let own = e.positional_args(call).first().is_some_and(|&ctor| {
+        let meanings = e.resolve(ctor, 0);
+        !meanings.is_empty()
+            && meanings
+                .iter()
+                .all(|m| !m.held && matches!(m.value, Value::Local(_)))
+    }) && !e.splatted(call);
+    if !own {
+        e.dynamic(
+            call,
+            DynamicKind::UntrackedValue,
+            "re-parents a constructor that may not be the snippet's own: every object a \
+             library's constructor makes would inherit the snippet's members",
+        );
+    }
+}
+
 /// `Object.assign(console, {log: f})`: a store into a module's or builtin's members by a call.
 fn report_storing_call(e: &mut Engine, call: NodeId) {
     let Kind::Call { callee, args, .. } = e.ir.kind(call) else {
         return;
     };
+    if e.dialect.index_reads_member() {
+        report_reparenting_call(e, call, callee);
+    }
     if !e.dialect.index_reads_member()
         || !e
             .names_of(callee)
@@ -229,4 +265,247 @@ fn member_name(e: &mut Engine, target: NodeId) -> Option<String> {
         Kind::Index { key, .. } => e.fold_key(key, 0).map(|k| k.to_string()),
         _ => None,
     }
+}
+
+/// Lists the interpreter fills and libraries read back as the snippet's options: a module's
+/// command line (`gzip.main()`) opens and writes the files `sys.argv` names, which are data to
+/// the analyzer. They are the snippet's to read, never to change, whatever the spelling: a
+/// store into an item, an in-place method (`append`, `extend`, `__iadd__`, `__setitem__`),
+/// the list handed to a function that may change it (`list.append(argv, x)`,
+/// `operator.iadd(argv, x)`), or held where the analyzer cannot follow it.
+const READ_ONLY_LISTS: &[&str] = &["sys.argv"];
+
+/// Methods of a list that only read it.
+const LIST_READERS: &[&str] = &[
+    "index",
+    "count",
+    "copy",
+    "__len__",
+    "__getitem__",
+    "__contains__",
+    "__iter__",
+    "__reversed__",
+];
+
+/// Functions that only read the list they are given.
+const READING_FUNCTIONS: &[&str] = &[
+    "len",
+    "print",
+    "list",
+    "tuple",
+    "set",
+    "frozenset",
+    "sorted",
+    "reversed",
+    "enumerate",
+    "zip",
+    "iter",
+    "str",
+    "repr",
+    "any",
+    "all",
+    "min",
+    "max",
+    "bool",
+];
+
+/// Reports a use of a read-only list (`sys.argv`, or a name that may be it) that may change it.
+pub fn report_read_only_use(e: &mut Engine, id: NodeId) {
+    let Some(list) = read_only_list(e, id) else {
+        return;
+    };
+    if !only_reads(e, id) {
+        e.dynamic(
+            id,
+            DynamicKind::UntrackedValue,
+            format!(
+                "`{list}` may be changed here: it names the files and options a module's \
+                 command line acts on, so it is read-only"
+            ),
+        );
+    }
+}
+
+/// `argv += [...]` on a name that may be `sys.argv`: its target is a binding, not a use.
+pub fn report_read_only_augmented(e: &mut Engine, id: NodeId) {
+    let Kind::AugAssign { target, .. } = e.ir.kind(id) else {
+        return;
+    };
+    let (Kind::Bind(sym) | Kind::Name(sym)) = e.ir.kind(target) else {
+        return;
+    };
+    let meanings = e.resolve_name(sym, target);
+    if let Some(list) = meanings.iter().find_map(|m| read_only_text(e, m.value)) {
+        e.dynamic(
+            target,
+            DynamicKind::UntrackedValue,
+            format!("`{list}` is changed in place: it is read-only"),
+        );
+    }
+}
+
+fn read_only_list(e: &mut Engine, id: NodeId) -> Option<&'static str> {
+    e.resolve(id, 0)
+        .to_vec()
+        .into_iter()
+        .filter(|m| !m.held)
+        .find_map(|m| read_only_text(e, m.value))
+}
+
+fn read_only_text(e: &Engine, value: Value) -> Option<&'static str> {
+    match value {
+        Value::Name(p) => READ_ONLY_LISTS
+            .iter()
+            .copied()
+            .find(|list| *list == e.paths.text(p)),
+        _ => None,
+    }
+}
+
+/// Whether this use of the list only reads it (or names it for another use that is judged
+/// where it is: `args = sys.argv`).
+fn only_reads(e: &mut Engine, id: NodeId) -> bool {
+    reads(e, id, 0, false)
+}
+
+/// Deepest chain of parameters and aliases followed from one use of the list.
+const MAX_FOLLOWED: usize = 6;
+
+/// Whether this use only reads the list. `followed`: the use is of a parameter or alias this
+/// rule follows by hand (the analyzer does not resolve a parameter to its argument), so a
+/// further alias is followed too rather than left to the analyzer's own resolution.
+fn reads(e: &mut Engine, id: NodeId, depth: usize, followed: bool) -> bool {
+    if depth > MAX_FOLLOWED {
+        return false;
+    }
+    let Some((parent, child)) = e.ir.context(id) else {
+        return true;
+    };
+    match e.ir.kind(parent) {
+        Kind::Attr { object, name } if object == child => LIST_READERS.contains(&e.name(name)),
+        Kind::Index { object, .. } if object == child => {
+            !crate::analysis::engine::rewrites::is_store_target(e, parent)
+        }
+        Kind::Arg {
+            name: None,
+            splat: crate::analysis::ir::Splat::None,
+            ..
+        } => {
+            let Some(call) = e.ir.parent(parent) else {
+                return false;
+            };
+            let Kind::Call { callee, .. } = e.ir.kind(call) else {
+                return false;
+            };
+            let joins_text = matches!(
+                e.ir.kind(e.ir.unparen(callee)),
+                Kind::Attr { object, name }
+                    if e.name(name) == "join" && matches!(e.ir.kind(e.ir.unparen(object)), Kind::Str { .. })
+            );
+            let names = e.names_of(callee);
+            joins_text
+                || (!names.is_empty()
+                    && names
+                        .iter()
+                        .all(|n| READING_FUNCTIONS.contains(&n.as_str())))
+                || own_function_only_reads(e, call, callee, child, depth)
+        }
+        Kind::For { iter, .. } | Kind::CompFor { iter, .. } => iter == child,
+        // `sys.argv or []`, `sys.argv if c else []`: the value may be the list itself
+        Kind::Binary {
+            op: crate::analysis::ir::BinOp::Logical,
+            ..
+        } => reads(e, parent, depth, followed),
+        Kind::Cond { test, .. } => test == child || reads(e, parent, depth, followed),
+        Kind::Binary { .. }
+        | Kind::Unary { .. }
+        | Kind::Compared
+        | Kind::Interp { .. }
+        | Kind::ExprStatement => true,
+        // an alias: its uses are judged where they are (by the analyzer's resolution, or
+        // here when the value was followed by hand)
+        Kind::Assign { targets, value } if value == child => match e.ir.list(targets) {
+            &[target] => match e.ir.kind(target) {
+                Kind::Bind(sym) if followed => binding_only_read(e, target, sym, depth + 1),
+                Kind::Bind(_) => true,
+                _ => false,
+            },
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+/// `parse(sys.argv)` with `def parse(args): ...`: the list given positionally to the snippet's
+/// own function (called by name), whose parameter only reads it.
+fn own_function_only_reads(
+    e: &mut Engine,
+    call: NodeId,
+    callee: NodeId,
+    argument: NodeId,
+    depth: usize,
+) -> bool {
+    if !matches!(e.ir.kind(e.ir.unparen(callee)), Kind::Name(_)) || e.splatted(call) {
+        return false;
+    }
+    let Some(position) = e.positional_args(call).iter().position(|&a| a == argument) else {
+        return false;
+    };
+    let callees = e.resolve(callee, 0).to_vec();
+    !callees.is_empty()
+        && callees.into_iter().all(|m| {
+            let Value::Local(function) = m.value else {
+                return false;
+            };
+            let Kind::Function { params, .. } = e.ir.kind(function) else {
+                return false;
+            };
+            let Some(&param) = e.ir.list(params).get(position) else {
+                return false;
+            };
+            let Kind::Param { target } = e.ir.kind(param) else {
+                return false;
+            };
+            match e.ir.kind(target) {
+                Kind::Bind(sym) if !m.held => binding_only_read(e, target, sym, depth + 1),
+                _ => false,
+            }
+        })
+}
+
+/// Whether every use of the name `bind` binds only reads the list.
+fn binding_only_read(e: &mut Engine, bind: NodeId, sym: Sym, depth: usize) -> bool {
+    let Some(scope) = e.scopes.bind_scope(bind) else {
+        return false;
+    };
+    let declaring = e.dialect.declaring();
+    // `args += [...]` extends the list in place; its target is a binding, not a use
+    let extended = (0..e.ir.nodes.len() as NodeId).any(|n| {
+        let Kind::AugAssign { target, .. } = e.ir.kind(n) else {
+            return false;
+        };
+        match e.ir.kind(target) {
+            Kind::Bind(s) | Kind::Name(s) if s == sym => {
+                e.scopes.bind_scope(target) == Some(scope)
+                    || e.scopes
+                        .lookup(sym, e.scopes.scope_of(target), declaring)
+                        .scopes
+                        .contains(&scope)
+            }
+            _ => false,
+        }
+    });
+    if extended {
+        return false;
+    }
+    let uses: Vec<NodeId> = (0..e.ir.nodes.len() as NodeId)
+        .filter(|&n| matches!(e.ir.kind(n), Kind::Name(s) if s == sym))
+        .filter(|&n| {
+            e.scopes
+                .lookup(sym, e.scopes.scope_of(n), declaring)
+                .scopes
+                .contains(&scope)
+        })
+        .collect();
+    uses.into_iter().all(|n| reads(e, n, depth, true))
 }

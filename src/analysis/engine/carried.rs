@@ -84,6 +84,22 @@ impl Carried {
         }
     }
 
+    /// Whether every name an earlier analysis bound is a module or a module's member (`import
+    /// numpy as np`, `from math import sqrt`), and nothing else was carried.
+    pub(super) fn binds_only_modules(&self) -> bool {
+        self.stars.is_empty()
+            && self.texts.is_empty()
+            && self.walkers.is_empty()
+            && self.names.values().all(|meanings| {
+                !meanings.is_empty()
+                    && meanings.iter().all(|m| match m {
+                        CarriedMeaning::Module(_) => true,
+                        CarriedMeaning::Name { module_len, .. } => *module_len > 0,
+                        _ => false,
+                    })
+            })
+    }
+
     /// Whether an earlier analysis bound `name` at module level.
     pub(super) fn binds(&self, name: &str) -> bool {
         self.names.contains_key(name)
@@ -158,6 +174,13 @@ impl<'a> Engine<'a> {
             Value::Namespace(Namespace::Modules) => CarriedMeaning::Modules,
             _ => return None,
         })
+    }
+
+    /// True in a later call of a session (or code nested in one) when an earlier analysis
+    /// bound a name to anything but a module (a function, a class, data): what it holds was
+    /// judged without this call's runners.
+    pub fn in_later_call(&self) -> bool {
+        !self.context.binds_only_modules()
     }
 
     /// Records that the module-level name `sym` holds a directory walk, for a later call.

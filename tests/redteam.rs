@@ -523,6 +523,36 @@ fn strict_judges_a_later_call_by_what_earlier_calls_bound() {
     }
 }
 
+/// The ninth pass's classes: source the interpreters read differently from the parser (a tab
+/// after spaces, `<!--` in a script, `await` as a name), a digit before a `.` taken for a
+/// number in pandas' expressions, scipy's worker processes, and a session's later call on a
+/// frame an earlier call made.
+#[test]
+fn strict_denies_the_ninth_pass_classes() {
+    const PYTHON: &[&str] = &[
+        "import os\ndef f():\n        x = 1\n  \tos.system('id')\n",
+        "import os as os1\nimport pandas as pd\npd.DataFrame({'a': [1]}).eval(\"@os1.system('id')\")\n",
+        "from scipy.optimize import differential_evolution\ndifferential_evolution(abs, [(-1, 1)], workers=2)\n",
+    ];
+    const JAVASCRIPT: &[&str] = &[
+        "const fs = require('fs');\nlet x = 1 <!-- 2; /*\nconsole.log(fs.readFileSync('/etc/passwd', 'utf8'));\n// */\n",
+        "var await = require('fs').readFileSync;\nconsole.log(await ('/etc/passwd', 'utf8'));\n",
+    ];
+    assert_strict_denies_each(PYTHON, JAVASCRIPT);
+    let policy = load("strict").unwrap();
+    let (_, first) = analyze_with(
+        Language::Python,
+        b"import pandas as pd\nsales = pd.DataFrame({'q': [1]})\n",
+        &Carried::default(),
+    );
+    let (later, _) = analyze_with(
+        Language::Python,
+        b"print(sales.eval(\"@pd.io.common.os.system('id')\"))\n",
+        &first,
+    );
+    assert_eq!(policy.judge(&later).verdict, Verdict::Deny);
+}
+
 // --- Evasions the analyzer misses (strict allows them): the container holds.
 
 on_every_backend! {

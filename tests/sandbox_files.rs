@@ -216,3 +216,24 @@ except Exception as e:
         assert_eq!(e.stdout.trim(), "[1, 2]\nrefused XMLSyntaxError", "{e:?}");
     }
 }
+
+on_every_backend! {
+    /// pandas answers attribute lookups from labels (and scikit-learn's `Bunch`, scipy's
+    /// results from keys), but never for special names: a label `__array_interface__` made
+    /// numpy build an array over any address.
+    async fn special_names_never_come_from_labels(backend) {
+        let code = r#"
+import numpy as np, pandas as pd
+from sklearn.utils import Bunch
+key = "".join(["__array", "_interface__"])
+spec = {"data": (0, False), "shape": (8,), "typestr": "|u1", "version": 3}
+series = pd.Series([spec], index=[key], dtype=object)
+print(np.asarray(series).dtype, pd.DataFrame({"a": [1]}).a.tolist())
+bunch = Bunch(x=1)
+bunch[key] = spec
+print(bunch.x, hasattr(bunch, key))
+"#;
+        let e = run(backend, &tight_limits(), Language::Python, code, &[]).await;
+        assert_eq!(e.stdout.trim(), "object [1]\n1 False", "{e:?}");
+    }
+}

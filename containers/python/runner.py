@@ -741,13 +741,14 @@ def _prepare_matplotlib_dir(bake):
 
 
 class _LibraryGuards:
-    """Two libraries evaluate what data says: matplotlib runs text given for
+    """Libraries that act on what data says: matplotlib runs text given for
     `axes.prop_cycle` (in rcParams, a style, a `matplotlibrc` in the work dir) through
-    `eval`, and lxml's `iterparse` reads the files and URLs an XML document's external
-    entities name. This finder lets each module load as usual, then, before anything uses
-    it, puts a narrower reader in place: cycler text read as `cycler(...)` calls of literals
-    joined by `+` and `*` (all that matplotlib's own styles write), and entities resolved only
-    when the document defines them itself."""
+    `eval`; lxml's `iterparse` reads the files and URLs an XML document's external entities
+    name; pandas, scikit-learn and scipy answer attribute lookups from labels and keys. This
+    finder lets each module load as usual, then, before anything uses it, puts a narrower
+    reader in place: cycler text read as `cycler(...)` calls of literals joined by `+` and `*`
+    (all that matplotlib's own styles write), entities resolved only when the document
+    defines them itself, and no special (`__dunder__`) name answered from data."""
 
     def find_spec(self, name, path, target=None):
         guard = _GUARDS.get(name)
@@ -806,9 +807,34 @@ def _internal_entities_only(etree):
     etree.iterparse = iterparse
 
 
+def _no_special_names_from_data(*classes):
+    """pandas answers attribute lookups from its labels, and scikit-learn's `Bunch` and
+    scipy's results from their keys: a label named `__array_interface__` made numpy build an
+    array over any memory address. Special names never come from data."""
+
+    def guard(module):
+        for name in classes:
+            cls = getattr(module, name, None)
+            original = getattr(cls, "__getattr__", None)
+            if original is None:
+                continue
+
+            def __getattr__(self, key, original=original):
+                if key.startswith("__") and key.endswith("__"):
+                    raise AttributeError(key)
+                return original(self, key)
+
+            cls.__getattr__ = __getattr__
+
+    return guard
+
+
 _GUARDS = {
     "matplotlib.rcsetup": _read_cycler_text_only,
     "lxml.etree": _internal_entities_only,
+    "pandas.core.generic": _no_special_names_from_data("NDFrame"),
+    "sklearn.utils._bunch": _no_special_names_from_data("Bunch"),
+    "scipy._lib._util": _no_special_names_from_data("_RichResult"),
 }
 
 

@@ -12,6 +12,7 @@ mod dialect;
 mod docstrings;
 mod engine;
 pub mod facts;
+mod fidelity;
 mod ir;
 mod javascript;
 mod pathtext;
@@ -294,6 +295,7 @@ fn analyze_at(
         out.push_at(fact.span, fact.kind);
     }
     report_parse_errors(&tree, &mut out);
+    fidelity::report(language, &tree, &text, &mut out);
     let (ir, too_deep, strict_mode, dialect): (
         ir::Ir,
         Vec<(usize, usize)>,

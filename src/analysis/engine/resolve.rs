@@ -134,6 +134,14 @@ impl<'a> Engine<'a> {
                 add_meaning(&mut out, m);
             }
         }
+        // A name an earlier call of the session bound is that binding (a frame, a path object,
+        // whatever it holds), not a global of the same name; a builtin stays one too (the
+        // binding may not have run). Code run from text may see other globals (`timeit`'s):
+        // there both stay.
+        let free = free
+            && !(self.role == super::Role::SessionCall
+                && self.context.binds(name)
+                && !self.dialect.is_builtin(name));
         if lookup.certain {
             return out;
         }

@@ -314,7 +314,15 @@ fn is_plain_arithmetic(text: &str) -> bool {
                 continue;
             }
             '.' => {
-                let digit_before = i > 0 && chars[i - 1].is_ascii_digit();
+                // A number's point: the digits before it start a number, not a name
+                // (`os1.system` is an attribute).
+                let mut start = i;
+                while start > 0 && chars[start - 1].is_ascii_digit() {
+                    start -= 1;
+                }
+                let digit_before = start < i
+                    && (start == 0
+                        || !(chars[start - 1].is_alphanumeric() || chars[start - 1] == '_'));
                 let digit_after = chars.get(i + 1).is_some_and(char::is_ascii_digit);
                 if !(digit_before || digit_after) {
                     return false;
@@ -364,5 +372,8 @@ mod tests {
         assert!(!is_plain_arithmetic("@rd(@p, sep=@s)"));
         assert!(!is_plain_arithmetic("@rd (@p)"));
         assert!(is_plain_arithmetic("a + @scale * sqrt(b)"));
+        assert!(!is_plain_arithmetic("@os1.system('id')"));
+        assert!(!is_plain_arithmetic("x_2.attr"));
+        assert!(is_plain_arithmetic("a > 1.5 and b < .5 + 2."));
     }
 }

@@ -67,41 +67,33 @@ fn report_javascript(tree: &Tree, text: &str, out: &mut Collector) {
     let mut literals: Vec<(usize, usize)> = Vec::new();
     let mut module = false;
     let mut suspects: Vec<Node> = Vec::new();
-    let mut cursor = tree.walk();
-    'walk: loop {
-        let node = cursor.node();
-        let mut descend = true;
+    let mut names: Vec<Node> = Vec::new();
+    super::syntax::walk(tree, |node| {
         match node.kind() {
             "string" | "template_string" | "regex" | "comment" | "html_comment" => {
                 literals.push((node.start_byte(), node.end_byte()));
-                descend = node.kind() == "template_string"; // its substitutions are code
+                // a template's substitutions are code
+                return Some(node.kind() == "template_string");
             }
             "import_statement" | "export_statement" => module = true,
             "await_expression" | "yield_expression" => suspects.push(node),
             "identifier" | "shorthand_property_identifier_pattern"
                 if matches!(node.utf8_text(text.as_bytes()), Ok("await" | "yield")) =>
             {
-                push(
-                    out,
-                    node.start_byte(),
-                    node.end_byte(),
-                    "`await` or `yield` used as a name: Node and the analyzer read it \
-                     differently; choose another name",
-                );
+                names.push(node);
             }
             _ => {}
         }
-        if descend && cursor.goto_first_child() {
-            continue;
-        }
-        loop {
-            if cursor.goto_next_sibling() {
-                break;
-            }
-            if !cursor.goto_parent() {
-                break 'walk;
-            }
-        }
+        Some(true)
+    });
+    for node in names {
+        push(
+            out,
+            node.start_byte(),
+            node.end_byte(),
+            "`await` or `yield` used as a name: Node and the analyzer read it differently; \
+             choose another name",
+        );
     }
     for node in suspects {
         let awaits = node.kind() == "await_expression";

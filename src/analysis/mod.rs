@@ -463,25 +463,12 @@ fn parse_faithfully(language: Language, text: String) -> Option<(Tree, String)> 
         return Some((tree, text));
     }
     let mut comments = Vec::new();
-    let mut cursor = tree.walk();
-    'walk: loop {
-        let node = cursor.node();
+    syntax::walk(&tree, |node| {
         if matches!(node.kind(), "comment" | "html_comment") {
             comments.push(node.byte_range());
         }
-        if cursor.goto_first_child() {
-            continue;
-        }
-        loop {
-            if cursor.goto_next_sibling() {
-                break;
-            }
-            if !cursor.goto_parent() {
-                break 'walk;
-            }
-        }
-    }
-    drop(cursor);
+        Some(true)
+    });
     let mut patched = text.clone();
     let mut changed = false;
     for range in comments {
@@ -532,10 +519,7 @@ fn report_parse_errors(tree: &Tree, out: &mut collect::Collector) {
         return;
     }
     let mut found = 0;
-    let mut cursor = tree.walk();
-    'walk: loop {
-        let node = cursor.node();
-        let descend = node.has_error() && !(node.is_error() || node.is_missing());
+    syntax::walk(tree, |node| {
         if node.is_error() || node.is_missing() {
             let detail = if node.is_missing() {
                 format!("syntax error: missing `{}`", node.kind())
@@ -546,21 +530,12 @@ fn report_parse_errors(tree: &Tree, out: &mut collect::Collector) {
             out.push_at(span, dynamic(DynamicKind::ParseError, detail));
             found += 1;
             if found >= MAX_PARSE_ERRORS {
-                break;
+                return None;
             }
+            return Some(false);
         }
-        if descend && cursor.goto_first_child() {
-            continue;
-        }
-        loop {
-            if cursor.goto_next_sibling() {
-                break;
-            }
-            if !cursor.goto_parent() {
-                break 'walk;
-            }
-        }
-    }
+        Some(node.has_error())
+    });
 }
 
 /// A PEP 263 cookie on line 1 or 2 naming an encoding under which the file could mean something

@@ -133,6 +133,28 @@ pub fn is_inert(node: Node, kinds: &KindNames, inert_kinds: &[&str]) -> bool {
     }
 }
 
+/// Visits a tree's nodes in source order, the children of a node only when `visit` says so;
+/// stops when it returns `None`.
+pub fn walk<'t>(tree: &'t tree_sitter::Tree, mut visit: impl FnMut(Node<'t>) -> Option<bool>) {
+    let mut cursor = tree.walk();
+    'walk: loop {
+        let Some(descend) = visit(cursor.node()) else {
+            return;
+        };
+        if descend && cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                break 'walk;
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::KindNames;

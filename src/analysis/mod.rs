@@ -399,6 +399,16 @@ pub(crate) fn is_under(name: &str, prefix: &str) -> bool {
             && name.as_bytes()[prefix.len()] == b'.')
 }
 
+/// `owner.member`, built directly: `format!` took several times as long, and names are
+/// joined for most attribute reads.
+pub(crate) fn dotted(owner: &str, member: &str) -> String {
+    let mut path = String::with_capacity(owner.len() + 1 + member.len());
+    path.push_str(owner);
+    path.push('.');
+    path.push_str(member);
+    path
+}
+
 /// True when a normalized absolute path is `root` or lies under it.
 pub(crate) fn is_under_path(path: &str, root: &str) -> bool {
     let root = root.trim_end_matches('/');

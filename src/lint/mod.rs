@@ -130,11 +130,15 @@ fn walk_directory(
                 continue;
             }
         };
-        let mut entries: Vec<_> = entries.filter_map(Result::ok).collect();
-        entries.sort_by_key(|e| e.file_name());
+        // Each name read once: `DirEntry::file_name` copies it, and sorting by it called it
+        // for every comparison.
+        let mut entries: Vec<_> = entries
+            .filter_map(Result::ok)
+            .map(|e| (e.file_name(), e))
+            .collect();
+        entries.sort_by(|(a, _), (b, _)| a.cmp(b));
         let mut subdirs = Vec::new();
-        for entry in entries {
-            let name = entry.file_name();
+        for (name, entry) in entries {
             let name = name.to_string_lossy();
             if name.starts_with('.') || SKIPPED_DIRECTORIES.contains(&name.as_ref()) {
                 continue;
@@ -151,7 +155,11 @@ fn walk_directory(
                 && language.is_none_or(|l| l == found)
             {
                 inputs.push(Input {
-                    path: path.display().to_string(),
+                    // `display` writes through the formatter; for a UTF-8 path (nearly all)
+                    // the text is the same copied directly.
+                    path: path
+                        .to_str()
+                        .map_or_else(|| path.display().to_string(), str::to_owned),
                     language: found,
                     origin: Origin::File(path),
                 });

@@ -194,18 +194,19 @@ pub fn lint_source(
     bytes: &[u8],
     format: Format,
 ) -> FileReport {
-    report(policy, path, language, &analyze(language, bytes), format)
+    report(policy, path, language, analyze(language, bytes), format)
 }
 
-/// Judges an analyzed snippet and renders its part of the output in `format`.
+/// Judges an analyzed snippet and renders its part of the output in `format` (the analysis
+/// is done with then).
 fn report(
     policy: &Policy,
     path: &str,
     language: Language,
-    analysis: &Analysis,
+    analysis: Analysis,
     format: Format,
 ) -> FileReport {
-    let judgement = policy.judge(analysis);
+    let judgement = policy.judge(&analysis);
     let mut report = FileReport {
         path: path.to_owned(),
         language,
@@ -277,7 +278,7 @@ where
             match loaded.get() {
                 Some(Some(policy)) => {
                     let policy = policy.borrow();
-                    let report = report(policy, &input.path, input.language, &analysis, format);
+                    let report = report(policy, &input.path, input.language, analysis, format);
                     done.push((index, Ok(report)));
                 }
                 Some(None) => return Vec::new(),
@@ -290,7 +291,7 @@ where
         let policy = policy.borrow();
         for (index, analysis) in waiting {
             let input = &inputs[index];
-            let report = report(policy, &input.path, input.language, &analysis, format);
+            let report = report(policy, &input.path, input.language, analysis, format);
             done.push((index, Ok(report)));
         }
         done

@@ -302,6 +302,9 @@ where
     let mut failure = None;
     let mut indexed = std::thread::scope(|scope| {
         let helpers: Vec<_> = (1..threads).map(|_| scope.spawn(work)).collect();
+        // Should `load` panic, the helpers waiting for the policy are told there is none,
+        // so the scope can end and the panic go on.
+        let unset_on_unwind = UnsetOnUnwind(&loaded);
         let mine = match load() {
             Ok(policy) => {
                 let _ = loaded.set(Some(policy));
@@ -313,6 +316,7 @@ where
                 Vec::new()
             }
         };
+        drop(unset_on_unwind);
         helpers.into_iter().fold(mine, |mut all, helper| {
             all.extend(helper.join().expect("a lint worker does not panic"));
             all
@@ -337,6 +341,15 @@ where
     Ok((policy, reports, errors))
 }
 
+/// Sets a policy cell still empty to "no policy" when dropped (by a panic while loading).
+struct UnsetOnUnwind<'a, P>(&'a OnceLock<Option<P>>);
+
+impl<P> Drop for UnsetOnUnwind<'_, P> {
+    fn drop(&mut self) {
+        let _ = self.0.set(None);
+    }
+}
+
 /// Counts for the closing summary.
 #[derive(Debug, Default, serde::Serialize)]
 pub struct Summary {
@@ -359,5 +372,67 @@ impl Summary {
             findings: reports.iter().map(|r| r.findings.len()).sum(),
             errors,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fixtures() -> Vec<Input> {
+        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/policies/fixtures");
+        let (inputs, errors) = collect_inputs(&[root.to_owned()], None);
+        assert!(errors.is_empty() && inputs.len() > 20, "{errors:?}");
+        inputs
+    }
+
+    fn rendered(reports: &[FileReport]) -> Vec<(&str, &str)> {
+        reports
+            .iter()
+            .map(|r| (r.path.as_str(), r.rendered.as_str()))
+            .collect()
+    }
+
+    /// Files analyzed while the policy is still loading are judged once it is there, exactly
+    /// as they are with the policy at hand from the start.
+    #[test]
+    fn a_policy_loading_late_judges_every_file_the_same() {
+        let policy = crate::policy::load("strict").unwrap();
+        let inputs = fixtures();
+        let (expected, _) = lint_all(&policy, &inputs, Format::Json);
+        let late = || {
+            std::thread::sleep(std::time::Duration::from_millis(200));
+            crate::policy::load("strict")
+        };
+        let (_, reports, errors) = lint_all_loading(late, &inputs, Format::Json).unwrap();
+        assert!(errors.is_empty());
+        assert_eq!(rendered(&reports), rendered(&expected));
+        assert!(reports.iter().any(|r| r.verdict == Verdict::Deny));
+    }
+
+    /// A policy that fails to load judges nothing and hands its error back.
+    #[test]
+    fn a_policy_failing_to_load_is_returned() {
+        let failed = lint_all_loading(
+            || crate::policy::load("no-such-preset"),
+            &fixtures(),
+            Format::Json,
+        );
+        assert!(failed.is_err());
+    }
+
+    /// A panic while loading the policy reaches the caller instead of leaving the other
+    /// threads waiting for it.
+    #[test]
+    fn a_panic_while_loading_is_not_a_hang() {
+        let inputs = fixtures();
+        let outcome = std::panic::catch_unwind(|| {
+            lint_all_loading(
+                || -> Result<Policy, ()> { panic!("loading failed") },
+                &inputs,
+                Format::Json,
+            )
+        });
+        assert!(outcome.is_err());
     }
 }

@@ -10,6 +10,7 @@ two threads wait for cores and its wall-clock ratio falls, while the CPU-time ra
 work each tool does, stays.
 
     python3 benches/lint_vs_bandit.py [--files 300] [--runs 5] [--lint target/release/sandbox-lint]
+    python3 benches/lint_vs_bandit.py --directory DIR   # an existing directory of snippets instead
 """
 
 import argparse
@@ -56,13 +57,19 @@ def main() -> None:
     parser.add_argument("--files", type=int, default=300)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--lint", default=str(ROOT / "target/release/sandbox-lint"))
+    parser.add_argument("--directory", help="lint this directory instead of building the sample")
     args = parser.parse_args()
     bandit = shutil.which("bandit")
     if bandit is None:
         sys.exit("bandit is not installed: pip install bandit")
     with tempfile.TemporaryDirectory() as tmp:
-        directory = Path(tmp)
-        size = corpus(directory, args.files)
+        if args.directory:
+            directory = Path(args.directory)
+            python = [p for p in directory.rglob("*.py") if p.is_file()]
+            args.files, size = len(python), sum(p.stat().st_size for p in python)
+        else:
+            directory = Path(tmp)
+            size = corpus(directory, args.files)
         lint_cmd = [args.lint, "--policy", "standard", "--format", "json", str(directory)]
         bandit_cmd = [bandit, "-r", "-q", "-f", "json", str(directory)]
         timed(lint_cmd), timed(bandit_cmd)  # warm the page cache

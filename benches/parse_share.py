@@ -23,8 +23,12 @@ from lint_vs_bandit import ROOT, corpus  # noqa: E402
 # Each part is the inclusive cost of these functions (callgrind_annotate's names, without the
 # file). tree-sitter's parse is counted in its C functions, which nothing inlines: a Rust
 # function's inclusive cost is split by callgrind_annotate over the files inlined into it.
+# A file is judged in two steps, analysis and then the policy's judgement and the file's part
+# of the output; builds before that split judged it in `lint_source`, which is counted instead
+# when the profile has it.
+JUDGING_BEFORE_THE_SPLIT = ["code_sandbox_mcp::lint::lint_source"]
 PARTS = {
-    "judging a file": ["code_sandbox_mcp::lint::lint_source"],
+    "judging a file": ["code_sandbox_mcp::analysis::analyze", "code_sandbox_mcp::lint::report"],
     "tree-sitter parse": [
         "ts_parser_new",
         "ts_parser_set_language",
@@ -34,19 +38,27 @@ PARTS = {
 }
 
 
-def inclusive(profile: Path) -> tuple[int, dict[str, int]]:
-    text = subprocess.run(
+def annotated(profile: Path) -> str:
+    return subprocess.run(
         ["callgrind_annotate", "--inclusive=yes", "--auto=no", "--threshold=100", str(profile)],
         capture_output=True, text=True, check=True,
     ).stdout
+
+
+def summed(text: str, functions: list[str]) -> int:
+    found = 0
+    for function in functions:
+        # The entry of the function itself (marked with its binary), not of code inlined.
+        match = re.search(r"^\s*([\d,]+) \([^)]*\)\s+\S+?:" + re.escape(function) + r" \[", text, re.M)
+        found += int(match.group(1).replace(",", "")) if match else 0
+    return found
+
+
+def inclusive(profile: Path) -> tuple[int, dict[str, int]]:
+    text = annotated(profile)
     total = int(re.search(r"([\d,]+) \([^)]*\)\s+PROGRAM TOTALS", text).group(1).replace(",", ""))
-    found = {}
-    for part, functions in PARTS.items():
-        found[part] = 0
-        for function in functions:
-            # The entry of the function itself (marked with its binary), not of code inlined.
-            match = re.search(r"^\s*([\d,]+) \([^)]*\)\s+\S+?:" + re.escape(function) + r" \[", text, re.M)
-            found[part] += int(match.group(1).replace(",", "")) if match else 0
+    found = {part: summed(text, functions) for part, functions in PARTS.items()}
+    found["judging a file"] = summed(text, JUDGING_BEFORE_THE_SPLIT) or found["judging a file"]
     return total, found
 
 
@@ -71,6 +83,9 @@ def main() -> None:
         )
         total, found = inclusive(profile)
     judging, parse = found["judging a file"], found["tree-sitter parse"]
+    if not judging or not parse:
+        sys.exit("the profile names neither a file's analysis and report nor lint_source: "
+                 "were they inlined?")
     ours = judging - parse
     print(f"{files} files, policy {args.policy}; instructions, total and per file")
     print("(tree-sitter parse: creating the parser, parsing, deleting the parser; freeing the")

@@ -520,6 +520,15 @@ impl Default for Builder {
 pub struct Mark(usize);
 
 impl Builder {
+    /// A builder with room for the nodes a snippet of `source_len` bytes usually lowers to
+    /// (about one per eight bytes), so building does not copy the node array at every
+    /// doubling.
+    pub fn for_source(source_len: usize) -> Self {
+        let mut builder = Builder::default();
+        builder.ir.nodes.reserve(source_len / 8 + 16);
+        builder
+    }
+
     /// Opens a node spanning `start..end`; its kind is set by [`Builder::close`].
     pub fn open(&mut self, start: usize, end: usize) -> NodeId {
         let id = self.ir.nodes.len() as NodeId;

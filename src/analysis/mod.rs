@@ -401,6 +401,16 @@ pub(crate) fn is_under(name: &str, prefix: &str) -> bool {
             && name.as_bytes()[prefix.len()] == b'.')
 }
 
+/// `owner.member`, built directly: `format!` took several times as long, and names are
+/// joined for most attribute reads.
+pub(crate) fn dotted(owner: &str, member: &str) -> String {
+    let mut path = String::with_capacity(owner.len() + 1 + member.len());
+    path.push_str(owner);
+    path.push('.');
+    path.push_str(member);
+    path
+}
+
 /// True when a normalized absolute path is `root` or lies under it.
 pub(crate) fn is_under_path(path: &str, root: &str) -> bool {
     let root = root.trim_end_matches('/');
@@ -542,10 +552,15 @@ fn report_parse_errors(tree: &Tree, out: &mut collect::Collector) {
 /// other than what was parsed as UTF-8. UTF-8 is always safe; ASCII supersets are safe for
 /// pure-ASCII files; anything else (notably `utf-7`, which turns comments into code) is not.
 fn unsafe_coding_cookie(text: &str) -> Option<(Span, String)> {
-    let cookie = regex_lite_cookie();
     let mut offset = 0;
     for line in text.split_inclusive('\n').take(2) {
-        if let Some(caps) = cookie.captures(line) {
+        // The pattern needs the word `coding`: a line without it cannot match, and most
+        // files never compile the pattern.
+        let cookie = line
+            .contains("coding")
+            .then(|| regex_lite_cookie().captures(line))
+            .flatten();
+        if let Some(caps) = cookie {
             let name = caps.get(1)?;
             let encoding = name.as_str().to_ascii_lowercase().replace('_', "-");
             let safe_always = matches!(

@@ -110,6 +110,52 @@ fn main() -> ExitCode {
         print!("{}", policy::model::json_schema());
         return ExitCode::SUCCESS;
     }
+    if cli.list_rules || cli.explain.is_some() || cli.paths.is_empty() {
+        return policy_only(&cli);
+    }
+    let (inputs, mut errors) = lint::collect_inputs(&cli.paths, cli.language);
+    let format = match cli.format {
+        Format::Human => lint::Format::Human,
+        Format::Json => lint::Format::Json,
+        Format::Sarif => lint::Format::Sarif,
+    };
+    // The policy loads while the other cores start on the files.
+    let (policy, reports, read_errors) =
+        match lint::lint_all_loading(|| policy::load(&cli.policy), &inputs, format) {
+            Ok(linted) => linted,
+            Err(e) => {
+                eprintln!("{e}");
+                return ExitCode::from(2);
+            }
+        };
+    errors.extend(read_errors);
+    for error in &errors {
+        eprintln!("error: {error}");
+    }
+    let summary = Summary::of(&reports, errors.len());
+    let output = match format {
+        lint::Format::Human => lint::render_human(&policy, &reports, &summary),
+        lint::Format::Json => lint::render_json(&policy, &reports, &summary),
+        lint::Format::Sarif => lint::render_sarif(&policy, &reports),
+    };
+    print!("{output}");
+    let code = if !errors.is_empty() {
+        ExitCode::from(2)
+    } else if reports.iter().any(|r| r.verdict == Verdict::Deny) {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    };
+    // The process ends here: freeing every report (allocated on the workers' threads) one by
+    // one would only delay the exit.
+    std::mem::forget(reports);
+    std::mem::forget(output);
+    code
+}
+
+/// The commands that need the policy and no file: `--list-rules`, `--explain`, and the usage
+/// error for no paths (after the policy, so a bad policy is reported first).
+fn policy_only(cli: &Cli) -> ExitCode {
     let policy = match policy::load(&cli.policy) {
         Ok(p) => p,
         Err(e) => {
@@ -138,40 +184,8 @@ fn main() -> ExitCode {
             }
         };
     }
-    if cli.paths.is_empty() {
-        eprintln!(
-            "error: no files to check\n  hint: sandbox-lint [--policy P] PATH... (a file, a directory, or - for stdin); see --help"
-        );
-        return ExitCode::from(2);
-    }
-    let (inputs, mut errors) = lint::collect_inputs(&cli.paths, cli.language);
-    let format = match cli.format {
-        Format::Human => lint::Format::Human,
-        Format::Json => lint::Format::Json,
-        Format::Sarif => lint::Format::Sarif,
-    };
-    let (reports, read_errors) = lint::lint_all(&policy, &inputs, format);
-    errors.extend(read_errors);
-    for error in &errors {
-        eprintln!("error: {error}");
-    }
-    let summary = Summary::of(&reports, errors.len());
-    let output = match format {
-        lint::Format::Human => lint::render_human(&policy, &reports, &summary),
-        lint::Format::Json => lint::render_json(&policy, &reports, &summary),
-        lint::Format::Sarif => lint::render_sarif(&policy, &reports),
-    };
-    print!("{output}");
-    let code = if !errors.is_empty() {
-        ExitCode::from(2)
-    } else if reports.iter().any(|r| r.verdict == Verdict::Deny) {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    };
-    // The process ends here: freeing every report (allocated on the workers' threads) one by
-    // one would only delay the exit.
-    std::mem::forget(reports);
-    std::mem::forget(output);
-    code
+    eprintln!(
+        "error: no files to check\n  hint: sandbox-lint [--policy P] PATH... (a file, a directory, or - for stdin); see --help"
+    );
+    ExitCode::from(2)
 }

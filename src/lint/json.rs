@@ -40,7 +40,7 @@ const FILE_INDENT: &str = "    ";
 
 /// One file's object, pretty-printed and indented as it stands in the document.
 pub(super) fn render_file(report: &FileReport) -> String {
-    indented(&pretty(&File::of(report)), FILE_INDENT)
+    indented(&File::of(report), FILE_INDENT)
 }
 
 pub fn render_json(policy: &Policy, reports: &[FileReport], summary: &Summary) -> String {
@@ -55,7 +55,7 @@ pub fn render_json(policy: &Policy, reports: &[FileReport], summary: &Summary) -
         .sum();
     let mut out = String::with_capacity(files + 1024);
     out.push_str("{\n  \"policy\": ");
-    out.push_str(&indented(&pretty(&policy), "  "));
+    out.push_str(&indented(&policy, "  "));
     out.push_str(",\n  \"files\": [");
     for (i, report) in reports.iter().enumerate() {
         out.push_str(if i == 0 { "\n" } else { ",\n" });
@@ -66,19 +66,134 @@ pub fn render_json(policy: &Policy, reports: &[FileReport], summary: &Summary) -
         out.push_str("\n  ");
     }
     out.push_str("],\n  \"summary\": ");
-    out.push_str(&indented(&pretty(summary), "  "));
+    out.push_str(&indented(summary, "  "));
     out.push_str("\n}\n");
     out
 }
 
-fn pretty(value: &impl Serialize) -> String {
-    serde_json::to_string_pretty(value).expect("reports serialize")
+/// `value` laid out as `serde_json`'s pretty printer lays it out, with every line after the
+/// first indented by `indent` more: as it stands inside the document. Written in one pass by
+/// [`Nested`] rather than indented afterwards, which copied every file's part once more.
+fn indented(value: &impl Serialize, indent: &'static str) -> String {
+    let mut out = Vec::with_capacity(1024);
+    let formatter = Nested {
+        outer: indent.as_bytes(),
+        depth: 0,
+        has_value: false,
+    };
+    let mut serializer = serde_json::Serializer::with_formatter(&mut out, formatter);
+    value.serialize(&mut serializer).expect("reports serialize");
+    String::from_utf8(out).expect("serde_json writes UTF-8")
 }
 
-/// `json` with every line after the first indented by `indent`. JSON strings hold no raw
-/// line breaks (they are escaped), so every line break is the layout's.
-fn indented(json: &str, indent: &str) -> String {
-    json.replace('\n', &format!("\n{indent}"))
+/// `serde_json`'s pretty layout (two spaces per level, `"key": value`, empty arrays and
+/// objects as `[]` and `{}`), starting `outer` in from the left margin.
+struct Nested {
+    outer: &'static [u8],
+    depth: usize,
+    /// Whether the array or object being written has an element yet.
+    has_value: bool,
+}
+
+impl Nested {
+    fn new_line<W: ?Sized + std::io::Write>(&self, writer: &mut W) -> std::io::Result<()> {
+        writer.write_all(b"\n")?;
+        writer.write_all(self.outer)?;
+        for _ in 0..self.depth {
+            writer.write_all(b"  ")?;
+        }
+        Ok(())
+    }
+
+    fn begin<W: ?Sized + std::io::Write>(
+        &mut self,
+        writer: &mut W,
+        open: &[u8],
+    ) -> std::io::Result<()> {
+        self.depth += 1;
+        self.has_value = false;
+        writer.write_all(open)
+    }
+
+    fn end<W: ?Sized + std::io::Write>(
+        &mut self,
+        writer: &mut W,
+        close: &[u8],
+    ) -> std::io::Result<()> {
+        self.depth -= 1;
+        if self.has_value {
+            self.new_line(writer)?;
+        }
+        writer.write_all(close)
+    }
+
+    fn element<W: ?Sized + std::io::Write>(
+        &mut self,
+        writer: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        if !first {
+            writer.write_all(b",")?;
+        }
+        self.new_line(writer)
+    }
+}
+
+impl serde_json::ser::Formatter for Nested {
+    fn begin_array<W: ?Sized + std::io::Write>(&mut self, writer: &mut W) -> std::io::Result<()> {
+        self.begin(writer, b"[")
+    }
+
+    fn end_array<W: ?Sized + std::io::Write>(&mut self, writer: &mut W) -> std::io::Result<()> {
+        self.end(writer, b"]")
+    }
+
+    fn begin_array_value<W: ?Sized + std::io::Write>(
+        &mut self,
+        writer: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        self.element(writer, first)
+    }
+
+    fn end_array_value<W: ?Sized + std::io::Write>(
+        &mut self,
+        _writer: &mut W,
+    ) -> std::io::Result<()> {
+        self.has_value = true;
+        Ok(())
+    }
+
+    fn begin_object<W: ?Sized + std::io::Write>(&mut self, writer: &mut W) -> std::io::Result<()> {
+        self.begin(writer, b"{")
+    }
+
+    fn end_object<W: ?Sized + std::io::Write>(&mut self, writer: &mut W) -> std::io::Result<()> {
+        self.end(writer, b"}")
+    }
+
+    fn begin_object_key<W: ?Sized + std::io::Write>(
+        &mut self,
+        writer: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        self.element(writer, first)
+    }
+
+    fn begin_object_value<W: ?Sized + std::io::Write>(
+        &mut self,
+        writer: &mut W,
+    ) -> std::io::Result<()> {
+        writer.write_all(b": ")
+    }
+
+    fn end_object_value<W: ?Sized + std::io::Write>(
+        &mut self,
+        _writer: &mut W,
+    ) -> std::io::Result<()> {
+        self.has_value = true;
+        Ok(())
+    }
 }
 
 #[cfg(test)]
@@ -86,6 +201,10 @@ mod tests {
     use super::*;
     use crate::analysis::Language;
     use crate::lint::{Format, lint_source};
+
+    fn pretty(value: &impl Serialize) -> String {
+        serde_json::to_string_pretty(value).expect("reports serialize")
+    }
 
     /// The whole document, as one value.
     #[derive(Serialize)]

@@ -7,10 +7,13 @@ mod human;
 mod json;
 mod sarif;
 
+use std::borrow::Borrow;
 use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
-use crate::analysis::{Language, analyze};
+use crate::analysis::{Analysis, Language, analyze};
 use crate::policy::{Finding, Policy, Verdict};
 
 pub use human::{explain_rule, list_rules, render_human};
@@ -130,11 +133,15 @@ fn walk_directory(
                 continue;
             }
         };
-        let mut entries: Vec<_> = entries.filter_map(Result::ok).collect();
-        entries.sort_by_key(|e| e.file_name());
+        // Each name read once: `DirEntry::file_name` copies it, and sorting by it called it
+        // for every comparison.
+        let mut entries: Vec<_> = entries
+            .filter_map(Result::ok)
+            .map(|e| (e.file_name(), e))
+            .collect();
+        entries.sort_by(|(a, _), (b, _)| a.cmp(b));
         let mut subdirs = Vec::new();
-        for entry in entries {
-            let name = entry.file_name();
+        for (name, entry) in entries {
             let name = name.to_string_lossy();
             if name.starts_with('.') || SKIPPED_DIRECTORIES.contains(&name.as_ref()) {
                 continue;
@@ -151,7 +158,11 @@ fn walk_directory(
                 && language.is_none_or(|l| l == found)
             {
                 inputs.push(Input {
-                    path: path.display().to_string(),
+                    // `display` writes through the formatter; for a UTF-8 path (nearly all)
+                    // the text is the same copied directly.
+                    path: path
+                        .to_str()
+                        .map_or_else(|| path.display().to_string(), str::to_owned),
                     language: found,
                     origin: Origin::File(path),
                 });
@@ -183,7 +194,18 @@ pub fn lint_source(
     bytes: &[u8],
     format: Format,
 ) -> FileReport {
-    let analysis = analyze(language, bytes);
+    report(policy, path, language, analyze(language, bytes), format)
+}
+
+/// Judges an analyzed snippet and renders its part of the output in `format` (the analysis
+/// is done with then).
+fn report(
+    policy: &Policy,
+    path: &str,
+    language: Language,
+    analysis: Analysis,
+    format: Format,
+) -> FileReport {
     let judgement = policy.judge(&analysis);
     let mut report = FileReport {
         path: path.to_owned(),
@@ -208,55 +230,124 @@ pub fn lint_all(
     inputs: &[Input],
     format: Format,
 ) -> (Vec<FileReport>, Vec<InputError>) {
-    let lint_one = |input: &Input| match input.read() {
-        Ok(bytes) => Ok(lint_source(
-            policy,
-            &input.path,
-            input.language,
-            &bytes,
-            format,
-        )),
-        Err(e) => Err(InputError {
-            path: input.path.clone(),
-            message: e.to_string(),
-        }),
+    match lint_all_loading(|| Ok::<_, std::convert::Infallible>(policy), inputs, format) {
+        Ok((_, reports, errors)) => (reports, errors),
+    }
+}
+
+/// [`lint_all`] while `load` makes the policy on the calling thread: the other cores read
+/// and analyze files meanwhile (analysis does not need the policy), and judge them once it
+/// is there. The calling thread then takes files too. When `load` fails, nothing is judged
+/// and its error is returned.
+pub fn lint_all_loading<P, E>(
+    load: impl FnOnce() -> Result<P, E>,
+    inputs: &[Input],
+    format: Format,
+) -> Result<(P, Vec<FileReport>, Vec<InputError>), E>
+where
+    P: Borrow<Policy> + Send + Sync,
+{
+    // Set once `load` returns: the policy, or `None` when it failed.
+    let loaded: OnceLock<Option<P>> = OnceLock::new();
+    let next = AtomicUsize::new(0);
+    let work = || {
+        let mut done = Vec::new();
+        // Analyzed before the policy was there, to be judged once it is.
+        let mut waiting = Vec::new();
+        loop {
+            if matches!(loaded.get(), Some(None)) {
+                return Vec::new();
+            }
+            let index = next.fetch_add(1, Ordering::Relaxed);
+            let Some(input) = inputs.get(index) else {
+                break;
+            };
+            let analysis = match input.read() {
+                Ok(bytes) => analyze(input.language, &bytes),
+                Err(e) => {
+                    done.push((
+                        index,
+                        Err(InputError {
+                            path: input.path.clone(),
+                            message: e.to_string(),
+                        }),
+                    ));
+                    continue;
+                }
+            };
+            match loaded.get() {
+                Some(Some(policy)) => {
+                    let policy = policy.borrow();
+                    let report = report(policy, &input.path, input.language, analysis, format);
+                    done.push((index, Ok(report)));
+                }
+                Some(None) => return Vec::new(),
+                None => waiting.push((index, analysis)),
+            }
+        }
+        let Some(policy) = loaded.wait() else {
+            return Vec::new();
+        };
+        let policy = policy.borrow();
+        for (index, analysis) in waiting {
+            let input = &inputs[index];
+            let report = report(policy, &input.path, input.language, analysis, format);
+            done.push((index, Ok(report)));
+        }
+        done
     };
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(inputs.len().max(1));
-    let results: Vec<Result<FileReport, InputError>> = if threads <= 1 {
-        inputs.iter().map(lint_one).collect()
-    } else {
-        let next = std::sync::atomic::AtomicUsize::new(0);
-        let work = || {
-            let mut done = Vec::new();
-            loop {
-                let index = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let Some(input) = inputs.get(index) else {
-                    return done;
-                };
-                done.push((index, lint_one(input)));
+    let mut failure = None;
+    let mut indexed = std::thread::scope(|scope| {
+        let helpers: Vec<_> = (1..threads).map(|_| scope.spawn(work)).collect();
+        // Should `load` panic, the helpers waiting for the policy are told there is none,
+        // so the scope can end and the panic go on.
+        let unset_on_unwind = UnsetOnUnwind(&loaded);
+        let mine = match load() {
+            Ok(policy) => {
+                let _ = loaded.set(Some(policy));
+                work()
+            }
+            Err(error) => {
+                let _ = loaded.set(None);
+                failure = Some(error);
+                Vec::new()
             }
         };
-        let mut indexed: Vec<_> = std::thread::scope(|scope| {
-            let workers: Vec<_> = (0..threads).map(|_| scope.spawn(work)).collect();
-            workers
-                .into_iter()
-                .flat_map(|w| w.join().expect("a lint worker does not panic"))
-                .collect()
-        });
-        indexed.sort_unstable_by_key(|(index, _)| *index);
-        indexed.into_iter().map(|(_, result)| result).collect()
-    };
+        drop(unset_on_unwind);
+        helpers.into_iter().fold(mine, |mut all, helper| {
+            all.extend(helper.join().expect("a lint worker does not panic"));
+            all
+        })
+    });
+    if let Some(error) = failure {
+        return Err(error);
+    }
+    let policy = loaded
+        .into_inner()
+        .flatten()
+        .expect("the policy was loaded");
+    indexed.sort_unstable_by_key(|(index, _)| *index);
     let mut reports = Vec::new();
     let mut errors = Vec::new();
-    for result in results {
+    for (_, result) in indexed {
         match result {
             Ok(report) => reports.push(report),
             Err(error) => errors.push(error),
         }
     }
-    (reports, errors)
+    Ok((policy, reports, errors))
+}
+
+/// Sets a policy cell still empty to "no policy" when dropped (by a panic while loading).
+struct UnsetOnUnwind<'a, P>(&'a OnceLock<Option<P>>);
+
+impl<P> Drop for UnsetOnUnwind<'_, P> {
+    fn drop(&mut self) {
+        let _ = self.0.set(None);
+    }
 }
 
 /// Counts for the closing summary.
@@ -281,5 +372,67 @@ impl Summary {
             findings: reports.iter().map(|r| r.findings.len()).sum(),
             errors,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fixtures() -> Vec<Input> {
+        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/policies/fixtures");
+        let (inputs, errors) = collect_inputs(&[root.to_owned()], None);
+        assert!(errors.is_empty() && inputs.len() > 20, "{errors:?}");
+        inputs
+    }
+
+    fn rendered(reports: &[FileReport]) -> Vec<(&str, &str)> {
+        reports
+            .iter()
+            .map(|r| (r.path.as_str(), r.rendered.as_str()))
+            .collect()
+    }
+
+    /// Files analyzed while the policy is still loading are judged once it is there, exactly
+    /// as they are with the policy at hand from the start.
+    #[test]
+    fn a_policy_loading_late_judges_every_file_the_same() {
+        let policy = crate::policy::load("strict").unwrap();
+        let inputs = fixtures();
+        let (expected, _) = lint_all(&policy, &inputs, Format::Json);
+        let late = || {
+            std::thread::sleep(std::time::Duration::from_millis(200));
+            crate::policy::load("strict")
+        };
+        let (_, reports, errors) = lint_all_loading(late, &inputs, Format::Json).unwrap();
+        assert!(errors.is_empty());
+        assert_eq!(rendered(&reports), rendered(&expected));
+        assert!(reports.iter().any(|r| r.verdict == Verdict::Deny));
+    }
+
+    /// A policy that fails to load judges nothing and hands its error back.
+    #[test]
+    fn a_policy_failing_to_load_is_returned() {
+        let failed = lint_all_loading(
+            || crate::policy::load("no-such-preset"),
+            &fixtures(),
+            Format::Json,
+        );
+        assert!(failed.is_err());
+    }
+
+    /// A panic while loading the policy reaches the caller instead of leaving the other
+    /// threads waiting for it.
+    #[test]
+    fn a_panic_while_loading_is_not_a_hang() {
+        let inputs = fixtures();
+        let outcome = std::panic::catch_unwind(|| {
+            lint_all_loading(
+                || -> Result<Policy, ()> { panic!("loading failed") },
+                &inputs,
+                Format::Json,
+            )
+        });
+        assert!(outcome.is_err());
     }
 }

@@ -446,7 +446,7 @@ impl<'a> Engine<'a> {
                 {
                     return vec![self.module_meaning(&module)];
                 }
-                let text = format!("{owner}.{name}");
+                let text = crate::analysis::dotted(&owner, name);
                 vec![self.path_meaning(&text, module_len)]
             }
             Value::Global => match self.dialect.free_name(name) {

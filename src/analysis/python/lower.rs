@@ -138,7 +138,7 @@ pub struct Lowered {
 
 pub fn lower(root: Node, source: &str) -> Lowered {
     let mut l = Lower {
-        b: Builder::default(),
+        b: Builder::for_source(source.len()),
         source,
         f: fields(),
         depth: 0,

@@ -29,44 +29,60 @@ pub enum Member {
     Alias(&'static str),
 }
 
-fn table() -> &'static HashMap<&'static str, Member> {
-    static MAP: OnceLock<HashMap<&'static str, Member>> = OnceLock::new();
-    MAP.get_or_init(|| {
-        TABLE
-            .lines()
-            .filter(|line| !line.starts_with('#'))
-            .filter_map(|line| {
-                let mut parts = line.split(' ');
-                let (kind, key, target) = (parts.next()?, parts.next()?, parts.next()?);
-                let member = match kind {
-                    "module" => Member::Module(target),
-                    "alias" => Member::Alias(target),
-                    _ => return None, // `path` and `star` lines: see below
-                };
-                Some((key, member))
-            })
-            .collect()
-    })
+/// The survey, read once per process: members by qualified name, the modules among them,
+/// and the path functions with their file parameters.
+struct Survey {
+    members: HashMap<&'static str, Member>,
+    modules: foldhash::HashSet<&'static str>,
+    path_functions: HashMap<&'static str, PathFunction>,
 }
 
-/// The file parameters of a data library's function or class, as the survey found them.
-pub fn path_function(name: &str) -> Option<PathFunction> {
-    static MAP: OnceLock<HashMap<&'static str, PathFunction>> = OnceLock::new();
-    let map = MAP.get_or_init(|| {
-        let mut found: HashMap<&'static str, (Vec<usize>, Vec<&'static str>)> = HashMap::new();
-        for line in TABLE.lines() {
-            let mut parts = line.split(' ');
-            let (Some("path"), Some(function), Some(at), Some(parameter)) =
-                (parts.next(), parts.next(), parts.next(), parts.next())
+fn survey() -> &'static Survey {
+    static SURVEY: OnceLock<Survey> = OnceLock::new();
+    SURVEY.get_or_init(Survey::read)
+}
+
+impl Survey {
+    /// One pass over the table's lines (`kind key target [parameter]`), splitting on bytes:
+    /// the first file a process judges waits for this, so it is kept to a walk of the text
+    /// and one insertion per line.
+    fn read() -> Survey {
+        let mut members = HashMap::with_capacity(TABLE.len() / 48);
+        let mut paths: HashMap<&'static str, (Vec<usize>, Vec<&'static str>)> = HashMap::new();
+        for line in TABLE.split('\n') {
+            let mut fields = words(line);
+            let (Some(kind), Some(key), Some(third)) =
+                (fields.next(), fields.next(), fields.next())
             else {
                 continue;
             };
-            let entry = found.entry(function).or_default();
-            entry.0.extend(at.parse::<usize>().ok());
-            entry.1.push(parameter);
+            match kind {
+                "module" => {
+                    members.insert(key, Member::Module(third));
+                }
+                "alias" => {
+                    members.insert(key, Member::Alias(third));
+                }
+                "path" => {
+                    let Some(parameter) = fields.next() else {
+                        continue;
+                    };
+                    let entry = paths.entry(key).or_default();
+                    entry.0.extend(third.parse::<usize>().ok());
+                    entry.1.push(parameter);
+                }
+                _ => {}
+            }
         }
+        let modules = members
+            .values()
+            .filter_map(|m| match m {
+                Member::Module(name) => Some(*name),
+                Member::Alias(_) => None,
+            })
+            .collect();
         // Built once for the life of the process, like the static tables it joins.
-        found
+        let path_functions = paths
             .into_iter()
             .map(|(name, (positions, keywords))| {
                 let function = PathFunction {
@@ -76,9 +92,37 @@ pub fn path_function(name: &str) -> Option<PathFunction> {
                 };
                 (name, function)
             })
-            .collect()
-    });
-    map.get(name).copied()
+            .collect();
+        Survey {
+            members,
+            modules,
+            path_functions,
+        }
+    }
+}
+
+/// The space-separated fields of a line, as `str::split(' ')` gives them, found by a plain
+/// byte scan (the text is ASCII and a line is a few dozen bytes).
+fn words(line: &'static str) -> impl Iterator<Item = &'static str> {
+    let mut rest = Some(line);
+    std::iter::from_fn(move || {
+        let current = rest?;
+        match current.bytes().position(|b| b == b' ') {
+            Some(at) => {
+                rest = Some(&current[at + 1..]);
+                Some(&current[..at])
+            }
+            None => {
+                rest = None;
+                Some(current)
+            }
+        }
+    })
+}
+
+/// The file parameters of a data library's function or class, as the survey found them.
+pub fn path_function(name: &str) -> Option<PathFunction> {
+    survey().path_functions.get(name).copied()
 }
 
 /// Whether `from module import *` binds `name`: `None` when the survey did not look at the
@@ -100,23 +144,12 @@ pub fn star_binds(module: &str, name: &str) -> Option<bool> {
 
 /// What `owner.member` is, if the survey says it is a module or an alias.
 pub fn member(path: &str) -> Option<Member> {
-    table().get(path).copied()
+    survey().members.get(path).copied()
 }
 
 /// True when the survey found a module of that name (`numpy.random`, `matplotlib.cbook`).
 pub fn is_module(name: &str) -> bool {
-    static MODULES: OnceLock<foldhash::HashSet<&'static str>> = OnceLock::new();
-    MODULES
-        .get_or_init(|| {
-            table()
-                .values()
-                .filter_map(|m| match m {
-                    Member::Module(name) => Some(*name),
-                    Member::Alias(_) => None,
-                })
-                .collect()
-        })
-        .contains(name)
+    survey().modules.contains(name)
 }
 
 #[cfg(test)]

@@ -77,7 +77,7 @@ impl Dialect for Python {
     }
 
     fn member_module(&self, module: &str, member: &str) -> Option<Cow<'static, str>> {
-        let path = format!("{module}.{member}");
+        let path = crate::analysis::dotted(module, member);
         if let Some(members::Member::Module(target)) = members::member(&path) {
             return Some(Cow::Borrowed(target));
         }

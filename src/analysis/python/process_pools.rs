@@ -1,7 +1,8 @@
 //! scipy's `workers=` (`differential_evolution`, `brute`, `quad_vec`, ...) starts a
 //! `multiprocessing` pool for any count but 1: worker processes started outside the runner,
-//! which strict's allowlist keeps out (`multiprocessing` is not on it). A callable there is a
-//! map the snippet provides, called in its own process.
+//! which strict's allowlist keeps out (`multiprocessing` is not on it). A lambda or a
+//! library's function there is a map called in the snippet's own process; any other value
+//! may be a count.
 
 use crate::analysis::engine::Engine;
 use crate::analysis::facts::DynamicKind;

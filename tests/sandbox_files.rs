@@ -157,7 +157,7 @@ except ValueError:
 on_every_backend! {
     /// Pythons a snippet starts put no working dir first on their module path (a `json.py`
     /// written to the work dir is not what `python3 -c 'import json'` imports there), and
-    /// joblib's workers are threads, not processes.
+    /// joblib's workers are threads and scipy's `workers=` maps run in the snippet's process.
     async fn started_pythons_and_joblib_workers_stay_in_the_runner(backend) {
         let code = r#"
 import os, subprocess, sys
@@ -166,9 +166,16 @@ out = subprocess.run([sys.executable, "-c", "import json; print(json.__name__)"]
 print(out.stdout.strip() or out.stderr.strip())
 from joblib import Parallel, delayed
 print(set(Parallel(n_jobs=2)(delayed(os.getpid)() for _ in range(4))) == {os.getpid()})
+from scipy.optimize import differential_evolution
+pids = set()
+def cost(x):
+    pids.add(os.getpid())
+    return float((x ** 2).sum())
+differential_evolution(cost, [(-1, 1)], workers=2, maxiter=2, polish=False, updating="deferred")
+print(pids == {os.getpid()})
 "#;
         let e = run(backend, &tight_limits(), Language::Python, code, &[]).await;
-        assert_eq!(e.stdout.trim(), "json\nTrue", "{e:?}");
+        assert_eq!(e.stdout.trim(), "json\nTrue\nTrue", "{e:?}");
     }
 }
 

@@ -744,11 +744,13 @@ class _LibraryGuards:
     """Libraries that act on what data says: matplotlib runs text given for
     `axes.prop_cycle` (in rcParams, a style, a `matplotlibrc` in the work dir) through
     `eval`; lxml's `iterparse` reads the files and URLs an XML document's external entities
-    name; pandas, scikit-learn and scipy answer attribute lookups from labels and keys. This
+    name; pandas, scikit-learn and scipy answer attribute lookups from labels and keys;
+    scipy starts process pools for a count of workers. This
     finder lets each module load as usual, then, before anything uses it, puts a narrower
     reader in place: cycler text read as `cycler(...)` calls of literals joined by `+` and `*`
     (all that matplotlib's own styles write), entities resolved only when the document
-    defines them itself, and no special (`__dunder__`) name answered from data."""
+    defines them itself, no special (`__dunder__`) name answered from data, and scipy's
+    maps run in the snippet's own process."""
 
     def find_spec(self, name, path, target=None):
         guard = _GUARDS.get(name)
@@ -829,12 +831,35 @@ def _no_special_names_from_data(*classes):
     return guard
 
 
+def _one_process_map(util):
+    """scipy's `workers=` (by keyword, position, splat or partial) reaches `MapWrapper`, which
+    starts a multiprocessing pool for any count but 1: a container has a CPU or less, and its
+    workers would be programs started outside the runner. Counts run in the snippet's own
+    process; a map the snippet gives is called as it is."""
+    wrapper = getattr(util, "MapWrapper", None)
+    if wrapper is None:
+        return
+    original = wrapper.__init__
+
+    def __init__(self, pool=1):
+        original(self, pool if callable(pool) else 1)
+
+    wrapper.__init__ = __init__
+
+
+def _all_of(*guards):
+    def guard(module):
+        for each in guards:
+            each(module)
+    return guard
+
+
 _GUARDS = {
     "matplotlib.rcsetup": _read_cycler_text_only,
     "lxml.etree": _internal_entities_only,
     "pandas.core.generic": _no_special_names_from_data("NDFrame"),
     "sklearn.utils._bunch": _no_special_names_from_data("Bunch"),
-    "scipy._lib._util": _no_special_names_from_data("_RichResult"),
+    "scipy._lib._util": _all_of(_no_special_names_from_data("_RichResult"), _one_process_map),
 }
 
 

@@ -22,7 +22,7 @@ const MAX_INDENT_COLUMNS: usize = 1 << 16;
 
 pub fn report(language: Language, tree: &Tree, text: &str, out: &mut Collector) {
     match language {
-        Language::Python => report_python_indentation(text, out),
+        Language::Python => report_python_indentation(tree, text, out),
         Language::JavaScript => report_javascript(tree, text, out),
     }
 }
@@ -32,25 +32,46 @@ fn push(out: &mut Collector, start: usize, end: usize, detail: &str) {
     out.push_at(span, dynamic(DynamicKind::ParseError, detail));
 }
 
-fn report_python_indentation(text: &str, out: &mut Collector) {
+fn report_python_indentation(tree: &Tree, text: &str, out: &mut Collector) {
+    // Lines inside a string (a docstring's drawing) have no indentation to count.
+    let mut strings: Vec<(usize, usize)> = Vec::new();
+    super::syntax::walk(tree, |node| {
+        if node.kind() == "string" {
+            strings.push((node.start_byte(), node.end_byte()));
+            return Some(false);
+        }
+        Some(true)
+    });
     let mut offset = 0;
     for line in text.split_inclusive('\n') {
-        let indent: &str = &line[..line.len() - line.trim_start_matches([' ', '\t']).len()];
-        if let Some(space) = indent.find(' ')
-            && indent[space..].contains('\t')
-        {
+        if strings.iter().any(|&(s, e)| s < offset && offset < e) {
+            offset += line.len();
+            continue;
+        }
+        let indent: &str = &line[..line.len() - line.trim_start_matches([' ', '\t', '\x0c']).len()];
+        let rest = &line[indent.len()..];
+        // CPython starts counting again after a form feed; a backslash ending a line of
+        // indentation alone joins the next line's to it for tree-sitter's scanner only.
+        let mixed = indent
+            .find(' ')
+            .is_some_and(|space| indent[space..].contains('\t'));
+        let after_form_feed = indent.rfind('\x0c').is_some_and(|at| at + 1 < indent.len());
+        let continued = rest.trim_end_matches(['\n', '\r']) == "\\";
+        if mixed || after_form_feed || continued {
             push(
                 out,
                 offset,
-                offset + indent.len(),
-                "indentation with a tab after spaces: Python and the analyzer may read different \
-                 blocks here; indent with spaces only",
+                offset + indent.len() + usize::from(continued),
+                "indentation that Python and the analyzer may count differently (a tab after \
+                 spaces, a form feed before more indentation, or a line continued from its \
+                 indentation): indent with spaces only",
             );
         }
-        let columns = indent.chars().fold(
-            0usize,
-            |c, ch| if ch == '\t' { (c / 8 + 1) * 8 } else { c + 1 },
-        );
+        let columns = indent.chars().fold(0usize, |c, ch| match ch {
+            '\t' => (c / 8 + 1) * 8,
+            '\x0c' => 0,
+            _ => c + 1,
+        });
         if columns >= MAX_INDENT_COLUMNS {
             push(
                 out,
@@ -70,15 +91,25 @@ fn report_javascript(tree: &Tree, text: &str, out: &mut Collector) {
     let mut names: Vec<Node> = Vec::new();
     super::syntax::walk(tree, |node| {
         match node.kind() {
-            "string" | "template_string" | "regex" | "comment" | "html_comment" => {
+            "string" | "regex" | "comment" | "html_comment" => {
                 literals.push((node.start_byte(), node.end_byte()));
-                // a template's substitutions are code
-                return Some(node.kind() == "template_string");
+                return Some(false);
+            }
+            // a template's text is a literal, its substitutions code
+            "template_string" => {
+                let mut cursor = node.walk();
+                for part in node.children(&mut cursor) {
+                    if part.kind() != "template_substitution" {
+                        literals.push((part.start_byte(), part.end_byte()));
+                    }
+                }
             }
             "import_statement" | "export_statement" => module = true,
             "await_expression" | "yield_expression" => suspects.push(node),
             "identifier" | "shorthand_property_identifier_pattern"
-                if matches!(node.utf8_text(text.as_bytes()), Ok("await" | "yield")) =>
+                if node
+                    .utf8_text(text.as_bytes())
+                    .is_ok_and(|name| matches!(&*unescaped(name), "await" | "yield")) =>
             {
                 names.push(node);
             }
@@ -133,9 +164,14 @@ fn report_javascript(tree: &Tree, text: &str, out: &mut Collector) {
 fn enclosing_function(node: Node) -> Option<Node> {
     let mut current = node.parent();
     while let Some(n) = current {
+        // a class field's initializer and a static block are functions of their own, never
+        // async
         if matches!(
             n.kind(),
-            "function_declaration"
+            "field_definition"
+                | "public_field_definition"
+                | "class_static_block"
+                | "function_declaration"
                 | "function_expression"
                 | "function"
                 | "arrow_function"
@@ -157,4 +193,31 @@ fn has_child(node: Node, kind: &str) -> bool {
 
 fn is_generator(function: Node) -> bool {
     function.kind().starts_with("generator_function") || has_child(function, "*")
+}
+
+/// An identifier with its `\u` escapes decoded (`aw\u0061it` is `await` to Node).
+fn unescaped(name: &str) -> std::borrow::Cow<'_, str> {
+    if !name.contains('\\') {
+        return std::borrow::Cow::Borrowed(name);
+    }
+    let mut out = String::new();
+    let mut rest = name;
+    while let Some(at) = rest.find("\\u") {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 2..];
+        let (hex, used) = match after.strip_prefix('{') {
+            Some(braced) => match braced.find('}') {
+                Some(end) => (&braced[..end], end + 2),
+                None => break,
+            },
+            None => (after.get(..4).unwrap_or(after), 4.min(after.len())),
+        };
+        match u32::from_str_radix(hex, 16).ok().and_then(char::from_u32) {
+            Some(c) => out.push(c),
+            None => out.push('\u{fffd}'),
+        }
+        rest = &after[used..];
+    }
+    out.push_str(rest);
+    std::borrow::Cow::Owned(out)
 }

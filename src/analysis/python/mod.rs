@@ -10,7 +10,6 @@ mod import_suggestions;
 mod lower;
 mod members;
 mod patchers;
-mod process_pools;
 mod reinit;
 mod settings;
 mod sizes;
@@ -401,7 +400,6 @@ impl Dialect for Python {
                 symbolic::report(e, id);
                 import_suggestions::report(e, id);
                 walks::report_call(e, id);
-                process_pools::report(e, id);
             }
             Kind::Class { .. } => special_definitions::report(e, id),
             Kind::Assign { .. } => {

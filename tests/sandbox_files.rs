@@ -180,6 +180,44 @@ print(pids == {os.getpid()})
 }
 
 on_every_backend! {
+    /// A log format the snippet builds at run time walks public names only (whatever
+    /// `Formatter` subclass carries it), and scikit-learn's `memory=` cache (here through a
+    /// splat) keeps no directory whose pickles a later fit would load.
+    async fn log_formats_and_estimator_caches_stay_in_sight(backend) {
+        let code = r#"
+import logging, os, sys
+class Brief(logging.Formatter):
+    pass
+def probe():
+    return 1
+log = logging.getLogger("t")
+log.propagate = False
+walking = logging.StreamHandler(sys.stdout)
+walking.setFormatter(Brief("".join(["{msg.__glo", "bals__[os].environ}"]), style="{"))
+log.addHandler(walking)
+log.warning(probe)
+log.removeHandler(walking)
+plain = logging.StreamHandler(sys.stdout)
+plain.setFormatter(Brief("{levelname} {message!r}", style="{"))
+log.addHandler(plain)
+log.warning("plain")
+import numpy as np
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.linear_model import LinearRegression
+options = dict(zip(["memory"], ["cache"]))
+model = make_pipeline(StandardScaler(), LinearRegression(), **options)
+for _ in range(2):
+    model.fit(np.arange(6.0).reshape(3, 2), [1.0, 2.0, 3.0])
+print(round(float(model.predict([[0.0, 1.0]])[0]), 3), os.path.exists("cache"))
+"#;
+        let e = run(backend, &tight_limits(), Language::Python, code, &[]).await;
+        assert_eq!(e.stdout.trim(), "WARNING 'plain'\n1.0 False", "{e:?}");
+        assert!(e.stderr.contains("may not reach '__globals__'"), "{e:?}");
+    }
+}
+
+on_every_backend! {
     /// Source lines in tracebacks and warnings come only from the module path, the work dir and
     /// /tmp: a warning or a fake traceback naming a system file (or a link to one) shows none
     /// of it, while a library's own frames still show their source.

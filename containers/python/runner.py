@@ -745,12 +745,14 @@ class _LibraryGuards:
     `axes.prop_cycle` (in rcParams, a style, a `matplotlibrc` in the work dir) through
     `eval`; lxml's `iterparse` reads the files and URLs an XML document's external entities
     name; pandas, scikit-learn and scipy answer attribute lookups from labels and keys;
-    scipy starts process pools for a count of workers. This
-    finder lets each module load as usual, then, before anything uses it, puts a narrower
-    reader in place: cycler text read as `cycler(...)` calls of literals joined by `+` and `*`
-    (all that matplotlib's own styles write), entities resolved only when the document
-    defines them itself, no special (`__dunder__`) name answered from data, and scipy's
-    maps run in the snippet's own process."""
+    scipy starts process pools for a count of workers; logging's `{` style walks the
+    attributes a format names; joblib's caches unpickle files from a directory. This finder
+    lets each module load as usual, then, before anything uses it, puts a narrower reader in
+    place: cycler text read as `cycler(...)` calls of literals joined by `+` and `*` (all that
+    matplotlib's own styles write), entities resolved only when the document defines them
+    itself, no special (`__dunder__`) name answered from data, scipy's maps run in the
+    snippet's own process, log formats walk public names only, and caches keep no
+    directory."""
 
     def find_spec(self, name, path, target=None):
         guard = _GUARDS.get(name)
@@ -847,6 +849,51 @@ def _one_process_map(util):
     wrapper.__init__ = __init__
 
 
+def _public_format_fields(logging):
+    """logging's `{` style formats a record with `str.format`, whose fields walk attributes
+    and items of what the record holds (`{msg.__globals__[os].environ}`): a format read from a
+    file, or given to a subclass or a partial of `Formatter`, is out of the analyzer's sight.
+    Its fields walk public names only."""
+    import string
+    from _string import formatter_field_name_split
+
+    style = getattr(logging, "StrFormatStyle", None)
+    if style is None:
+        return
+
+    class PublicFields(string.Formatter):
+        def get_field(self, field_name, args, kwargs):
+            _, rest = formatter_field_name_split(field_name)
+            for _, key in rest:
+                if isinstance(key, str) and key.startswith("_"):
+                    raise ValueError("a log format field may not reach %r" % key)
+            return super().get_field(field_name, args, kwargs)
+
+    fields = PublicFields()
+
+    def _format(self, record):
+        defaults = getattr(self, "_defaults", None)
+        values = defaults | record.__dict__ if defaults else record.__dict__
+        return fields.vformat(self._fmt, (), values)
+
+    style._format = _format
+
+
+def _no_cache_directory(memory):
+    """joblib's `Memory` (scikit-learn's `memory=`, by keyword, splat or parameter grid)
+    unpickles its entries from the directory it is given, where the snippet can write any
+    file: a cache runs without one (every call computes, nothing is stored)."""
+    cls = getattr(memory, "Memory", None)
+    if cls is None:
+        return
+    original = cls.__init__
+
+    def __init__(self, location=None, *args, **kwargs):
+        original(self, None, *args, **kwargs)
+
+    cls.__init__ = __init__
+
+
 def _all_of(*guards):
     def guard(module):
         for each in guards:
@@ -860,6 +907,8 @@ _GUARDS = {
     "pandas.core.generic": _no_special_names_from_data("NDFrame"),
     "sklearn.utils._bunch": _no_special_names_from_data("Bunch"),
     "scipy._lib._util": _all_of(_no_special_names_from_data("_RichResult"), _one_process_map),
+    "logging": _public_format_fields,
+    "joblib.memory": _no_cache_directory,
 }
 
 
@@ -1112,6 +1161,9 @@ def run_program():
     except OSError:
         pass
     sys.meta_path.insert(0, _LibraryGuards())
+    for name, guard in _GUARDS.items():
+        if name in sys.modules:  # loaded before the finder was in place
+            guard(sys.modules[name])
     _warm_up()
     _guard_linecache()
     global _figures

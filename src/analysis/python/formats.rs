@@ -129,6 +129,37 @@ pub fn report_call(e: &mut Engine, call: NodeId) {
     report_logging(e, call, callee);
 }
 
+/// `text.format` / `text.format_map` / `str.format` taken as a value, not called where it is
+/// read (`f = text.format`, `map(text.format, items)`, `partial(str.format, text)`): its
+/// calls are out of sight, so a format the analyzer cannot read is an attribute lookup by a
+/// computed name whatever it will be given. A readable format's fields are judged here.
+pub fn report_bound(e: &mut Engine, attr: NodeId) {
+    let Kind::Attr { object, name } = e.ir.kind(attr) else {
+        return;
+    };
+    if !matches!(e.name(name), "format" | "format_map") {
+        return;
+    }
+    let called_here = e.ir.parent(attr).is_some_and(
+        |p| matches!(e.ir.kind(p), Kind::Call { callee, .. } if e.ir.unparen(callee) == attr),
+    );
+    if called_here {
+        return; // judged as a call by `report_call`
+    }
+    let unbound = e
+        .resolve(object, 0)
+        .iter()
+        .any(|m| matches!(m.value, Value::Name(p) if !m.held && e.paths.text(p) == "str"));
+    match (!unbound).then(|| e.fold_candidates(object)).flatten() {
+        Some(texts) => {
+            for text in texts {
+                report_fields(e, attr, &text);
+            }
+        }
+        None => computed(e, attr, e.name(name).to_owned().as_str()),
+    }
+}
+
 /// `text.format(...)`: a format the analyzer cannot read walks whatever its arguments hold,
 /// unless every argument is a constant (whose attributes lead nowhere).
 fn report_format(e: &mut Engine, call: NodeId, object: NodeId) {

@@ -420,6 +420,7 @@ impl Dialect for Python {
                 import_suggestions::report(e, id);
                 reinit::report(e, id);
                 patchers::report(e, id);
+                formats::report_bound(e, id);
             }
             Kind::Str { .. } | Kind::Arg { .. } => reinit::report(e, id),
             Kind::Binary { .. } => sizes::report_binary(e, id),

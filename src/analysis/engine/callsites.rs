@@ -109,7 +109,7 @@ impl<'a> Engine<'a> {
     fn find_calls_by_name(&mut self, function: NodeId) -> Option<Vec<NodeId>> {
         if self.role != Role::Program
             || !self.dialect.reads_parameters_from_calls()
-            || self.rewrites.globals
+            || self.rewrites.module_names()
             || self.rewrites.definitions
         {
             return None;

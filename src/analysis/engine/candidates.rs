@@ -161,7 +161,7 @@ impl<'a> Engine<'a> {
         }
         let mut sources = Vec::new();
         for scope in lookup.scopes {
-            if self.module_names_rewritten(scope) {
+            if self.module_name_rewritten(scope, sym) {
                 return None;
             }
             let binds = self.binds_of(scope, sym);

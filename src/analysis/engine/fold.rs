@@ -10,7 +10,7 @@
 use std::rc::Rc;
 
 use super::meaning::Value;
-use super::{Engine, MAX_EXPR_DEPTH, MAX_FOLDED_LEN, Memo};
+use super::{Engine, MAX_EXPR_DEPTH, MAX_FOLDED_LEN, Memo, Role};
 use crate::analysis::dialect::{StrFn, StrMethod};
 use crate::analysis::ir::{BinOp, CollectionKind, Kind, NodeId, Splat, UnOp};
 use crate::analysis::pathtext::{
@@ -337,7 +337,7 @@ impl<'a> Engine<'a> {
         let mut found: Option<String> = None;
         let mut sources = 0;
         for &scope in &lookup.scopes {
-            if self.module_names_rewritten(scope) {
+            if self.module_name_rewritten(scope, sym) {
                 return None;
             }
             if let Some(binding) = self.bindings.get(&(scope, sym)) {
@@ -352,12 +352,17 @@ impl<'a> Engine<'a> {
             if self.rewrites.globals {
                 return None;
             }
-            // An earlier analysis's constant, or a well-known one (`__dirname`).
+            // A program's well-known constant (`__dirname`) is its module's own, out of the
+            // global object's reach; an earlier call's names are the global object's.
+            let well_known = || self.dialect.constant(self.name(sym)).map(str::to_owned);
+            if self.rewrites.global_object {
+                return well_known().filter(|_| self.role == Role::Program);
+            }
             return self
                 .context
                 .constant(self.name(sym))
                 .map(str::to_owned)
-                .or_else(|| self.dialect.constant(self.name(sym)).map(str::to_owned));
+                .or_else(well_known);
         }
         found
     }

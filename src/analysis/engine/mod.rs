@@ -36,7 +36,7 @@ use super::NestedCode;
 use super::collect::Collector;
 use super::dialect::Dialect;
 use super::facts::{DynamicKind, FactKind};
-use super::ir::{Ir, Kind, NodeId, Sym};
+use super::ir::{DeclKind, Ir, Kind, NodeId, Sym};
 
 /// Deepest expression the resolver and folder descend into; deeper nesting is reported as an
 /// analysis limit instead of being followed.
@@ -267,7 +267,7 @@ impl<'a> Engine<'a> {
         // Which calls reach a function was asked while the bindings were incomplete.
         self.calls_of.clear();
         self.rewrites = self.find_rewrites();
-        if self.rewrites.globals {
+        if self.rewrites.module_names() {
             // Module-level names may hold what no binding shows: learn again without
             // folding them.
             self.forget_learned();
@@ -352,9 +352,34 @@ impl<'a> Engine<'a> {
     }
 
     /// True when the module-level binding of a name may not be the only way it was set, so
-    /// its constant is not to be trusted.
-    fn module_names_rewritten(&self, scope: ScopeId) -> bool {
-        self.rewrites.globals && scope == scopes::MODULE_SCOPE
+    /// its constant is not to be trusted: the module's namespace was written, or the global
+    /// object and the name is one of its properties (not a `let`, `const` or class).
+    fn module_name_rewritten(&self, scope: ScopeId, sym: Sym) -> bool {
+        scope == scopes::MODULE_SCOPE
+            && (self.rewrites.globals
+                || self.rewrites.global_object && !self.is_lexical_module_name(sym))
+    }
+
+    /// A module-level `let`, `const` or class: never a property of the global object.
+    fn is_lexical_module_name(&self, sym: Sym) -> bool {
+        let ir = self.ir;
+        let lexical = |target: NodeId| {
+            matches!(ir.kind(target), Kind::Bind(s) | Kind::Name(s) if s == sym)
+                && self.scopes.scope_of(target) == scopes::MODULE_SCOPE
+        };
+        (0..ir.nodes.len() as NodeId).any(|id| match ir.kind(id) {
+            Kind::Decl {
+                kind: DeclKind::Let | DeclKind::Const,
+                target,
+                ..
+            } => lexical(target),
+            Kind::Class {
+                name: Some(name),
+                declared: true,
+                ..
+            } => lexical(name),
+            _ => false,
+        })
     }
 
     /// The facts collected.
@@ -531,14 +556,14 @@ impl<'a> Engine<'a> {
                     .strings
                     .first()
                     .filter(|_| binding.strings.len() == 1 && !binding.opaque_string)
-                    .filter(|_| !self.rewrites.globals)
+                    .filter(|_| !self.rewrites.module_names())
                     .map(|s| s.to_string()),
             );
         }
         for &m in &self.star_modules {
             carried.star(self.paths.text(m));
         }
-        if self.rewrites.globals {
+        if self.rewrites.module_names() {
             carried.forget_constants();
         }
         carried

@@ -38,6 +38,17 @@ const READING_FUNCTIONS: &[&str] = &[
     "print",
     "repr",
     "len",
+    "Reflect.get",
+    "Reflect.has",
+    "Reflect.ownKeys",
+    "Reflect.getOwnPropertyDescriptor",
+    "Object.getOwnPropertyDescriptor",
+    "Object.getOwnPropertyDescriptors",
+    "Object.getOwnPropertyNames",
+    "Object.keys",
+    "Object.values",
+    "Object.entries",
+    "console.log",
 ];
 
 /// Functions that set attributes by a name given as an argument.
@@ -53,6 +64,10 @@ pub struct Rewrites {
     pub globals: bool,
     /// Special attributes of functions and classes (`__name__`, `__defaults__`, `__code__`).
     pub definitions: bool,
+    /// JavaScript's global object, whose properties are a script's `var`s, functions and
+    /// undeclared names (not its `let`, `const` and classes): written through some name of it
+    /// (`this.name = ...` in a sloppy callback, `Object.assign(globalThis, ...)`).
+    pub global_object: bool,
     /// Names of enclosing scopes, by `global` or `nonlocal`: code run from text inside a
     /// function (a `timeit` statement) rebinds the snippet's own names that way.
     pub declares_outer: bool,
@@ -60,7 +75,12 @@ pub struct Rewrites {
 
 impl Rewrites {
     pub fn any(self) -> bool {
-        self.globals || self.definitions || self.declares_outer
+        self.globals || self.global_object || self.definitions || self.declares_outer
+    }
+
+    /// True when some module-level names may hold what no binding shows.
+    pub fn module_names(self) -> bool {
+        self.globals || self.global_object
     }
 }
 
@@ -86,12 +106,25 @@ impl<'a> Engine<'a> {
             }
             if !matches!(
                 self.ir.kind(id),
-                Kind::Name(_) | Kind::Attr { .. } | Kind::Call { .. } | Kind::Index { .. }
+                Kind::Name(_)
+                    | Kind::This
+                    | Kind::Attr { .. }
+                    | Kind::Call { .. }
+                    | Kind::Index { .. }
             ) {
                 continue;
             }
-            let writable = self
-                .resolve(id, 0)
+            let meanings = self.resolve(id, 0).to_vec();
+            // JavaScript's global object holds a script's `var`s, functions and undeclared
+            // names: a write through it (`this.name = ...` in a sloppy callback) rebinds
+            // them where no binding shows it. Its own members are judged as they are read,
+            // so the write is no finding; the names' constants are no longer trusted.
+            if meanings.iter().any(|m| !m.held && m.value == Value::Global)
+                && self.writes_global(id)
+            {
+                found.global_object = true;
+            }
+            let writable = meanings
                 .iter()
                 .filter(|m| !m.held)
                 .find_map(|m| self.own_state(m.value));
@@ -179,6 +212,21 @@ impl<'a> Engine<'a> {
             | Kind::Compared
             | Kind::ExprStatement => false,
             _ => true,
+        }
+    }
+
+    /// True when the use at `id` of the global object may write a member of it: a store into
+    /// one, or the object handed where it may be written (`Object.assign(this, ...)`). Its
+    /// members read or called are judged as they are.
+    fn writes_global(&mut self, id: NodeId) -> bool {
+        let Some((parent, child)) = self.ir.context(id) else {
+            return false;
+        };
+        match self.ir.kind(parent) {
+            Kind::Attr { object, .. } | Kind::Index { object, .. } if object == child => {
+                is_store_target(self, parent)
+            }
+            _ => self.writes_through(id),
         }
     }
 

@@ -822,3 +822,26 @@ on_every_backend! {
         assert_eq!(common::uids_masked(&e.stdout), "UID UID -1 UID\n", "{e:?}");
     }
 }
+
+/// The eleventh pass's analyzer classes: a format method reached as a value or by
+/// `methodcaller`, a docstring given by position to what `testmod` reads, numpy's
+/// `refcheck=` switch, and a path rewritten through the global object by a sloppy callback.
+/// (Its runner classes are tested in the sandbox: `log_formats_and_estimator_caches_stay_in_sight`,
+/// `library_guards_refuse_what_data_would_steer`.)
+#[test]
+fn strict_denies_the_eleventh_pass_classes() {
+    const PYTHON: &[&str] = &[
+        "import operator\ntext = open('f.txt').read()\ndef probe():\n    return 1\nprint(operator.methodcaller('format', probe)(text))\n",
+        "text = open('f.txt').read()\ndef probe():\n    return 1\nprint(list(map(str.format, [text], [probe])))\n",
+        "text = open('f.txt').read()\nshow = text.format\ndef probe():\n    return 1\nprint(show(probe))\n",
+        "import doctest\ntext = open('doc.txt').read()\nclass Box:\n    size = property(lambda self: 1, None, None, text)\ndoctest.testmod()\n",
+        "import doctest\nimport numpy as np\ntext = open('doc.txt').read()\ndef double(x):\n    return 2 * x\nclass Box:\n    size = property(np.vectorize(double, None, text))\ndoctest.testmod()\n",
+        "import numpy as np\na = np.zeros(1 << 16, dtype=np.uint8)\nv = a[:]\na.resize(16, refcheck=False)\n",
+        "import numpy as np\na = np.zeros(8)\noptions = dict(zip(['refcheck'], [False]))\na.resize(4, **options)\n",
+    ];
+    const JAVASCRIPT: &[&str] = &[
+        "const fs = require('fs');\nname = 'notes.txt';\n[0].forEach(function () { this.name = '/etc/passwd'; });\nconsole.log(fs.readFileSync(name, 'utf8'));\n",
+        "const fs = require('fs');\nvar folder = '.';\nPromise.resolve().then(function () { Object.assign(this, { folder: '/' }); });\nconsole.log(fs.readdirSync(folder));\n",
+    ];
+    assert_strict_denies_each(PYTHON, JAVASCRIPT);
+}

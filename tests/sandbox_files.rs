@@ -218,6 +218,48 @@ print(round(float(model.predict([[0.0, 1.0]])[0]), 3), os.path.exists("cache"))
 }
 
 on_every_backend! {
+    /// Data never names a special attribute a library sets (pandas' accessors, logging's
+    /// `extra=`: `__array_interface__` is a memory address to numpy), scipy's sparse indices
+    /// are checked before a native kernel reads them, and doctest runs the examples of
+    /// docstrings written in the snippet only (not one given by position at run time).
+    async fn library_guards_refuse_what_data_would_steer(backend) {
+        let code = r#"
+import doctest, logging
+import numpy as np
+import pandas as pd
+from scipy.sparse import csr_matrix
+special = "".join(["__array_", "interface__"])
+def attempt(label, action):
+    try:
+        action()
+        print(label, "ran")
+    except (KeyError, ValueError) as exc:
+        print(label, "refused")
+attempt("accessor", lambda: pd.api.extensions.register_dataframe_accessor(special)(object))
+attempt("extra", lambda: logging.getLogger("t").warning("x", extra={special: {}}))
+attempt("sparse", lambda: csr_matrix((np.ones(2), np.array([0, 10**6]), np.array([0, 1, 2])), shape=(2, 2)))
+ran = []
+def double(x):
+    """
+    >>> ran.append(double(2))
+    """
+    return 2 * x
+class Box:
+    size = property(lambda self: 1, None, None, "".join([">>> ran.append(", "'made')\n"]))
+attempt("made docstring", lambda: doctest.run_docstring_examples(Box.size, {"ran": ran}))
+doctest.run_docstring_examples(double, {"double": double, "ran": ran})
+print("examples run", ran)
+"#;
+        let e = run(backend, &tight_limits(), Language::Python, code, &[]).await;
+        assert_eq!(
+            e.stdout.trim(),
+            "accessor refused\nextra refused\nsparse refused\nmade docstring refused\nexamples run [4]",
+            "{e:?}"
+        );
+    }
+}
+
+on_every_backend! {
     /// Source lines in tracebacks and warnings come only from the module path, the work dir and
     /// /tmp: a warning or a fake traceback naming a system file (or a link to one) shows none
     /// of it, while a library's own frames still show their source.

@@ -741,18 +741,20 @@ def _prepare_matplotlib_dir(bake):
 
 
 class _LibraryGuards:
-    """Libraries that act on what data says: matplotlib runs text given for
-    `axes.prop_cycle` (in rcParams, a style, a `matplotlibrc` in the work dir) through
-    `eval`; lxml's `iterparse` reads the files and URLs an XML document's external entities
-    name; pandas, scikit-learn and scipy answer attribute lookups from labels and keys;
-    scipy starts process pools for a count of workers; logging's `{` style walks the
-    attributes a format names; joblib's caches unpickle files from a directory. This finder
-    lets each module load as usual, then, before anything uses it, puts a narrower reader in
-    place: cycler text read as `cycler(...)` calls of literals joined by `+` and `*` (all that
-    matplotlib's own styles write), entities resolved only when the document defines them
-    itself, no special (`__dunder__`) name answered from data, scipy's maps run in the
-    snippet's own process, log formats walk public names only, and caches keep no
-    directory."""
+    """Libraries that act on what data says, each narrowed as it loads (see `_GUARDS`):
+    - matplotlib evaluates `axes.prop_cycle` text (rcParams, a style, a `matplotlibrc` in the
+      work dir): read as `cycler(...)` calls of literals joined by `+` and `*` instead;
+    - lxml's `iterparse` reads what external entities name: internal entities only;
+    - pandas, scikit-learn and scipy answer attribute lookups from labels and keys, and
+      pandas' accessors and logging's `extra=` set attributes named by data: never a special
+      (`__dunder__`) name;
+    - scipy's `workers=` starts process pools: maps run in the snippet's own process;
+    - logging's `{` style walks the attributes a format names: public names only;
+    - joblib's caches unpickle files from a directory: caches keep none;
+    - doctest runs the examples of any docstring: only those written in the snippet;
+    - scipy's sparse matrices take index arrays unchecked: every index is checked.
+    This finder lets each module load as usual, then puts its guard in place before anything
+    uses it."""
 
     def find_spec(self, name, path, target=None):
         guard = _GUARDS.get(name)
@@ -879,6 +881,56 @@ def _public_format_fields(logging):
     style._format = _format
 
 
+def _no_special_extra(logging):
+    """A log call's `extra=` becomes attributes of its record: a special (`__dunder__`) name
+    from data (`__array_interface__`, which numpy reads as a memory address) never does."""
+    original = logging.Logger.makeRecord
+
+    def makeRecord(self, *args, **kwargs):
+        extra = kwargs.get("extra", args[8] if len(args) > 8 else None)
+        for key in extra or ():
+            if isinstance(key, str) and key.startswith("__") and key.endswith("__"):
+                raise KeyError("a log record's extra attributes may not be special: %r" % key)
+        return original(self, *args, **kwargs)
+
+    logging.Logger.makeRecord = makeRecord
+
+
+def _no_special_accessors(accessor):
+    """pandas' accessor registration sets a class attribute of the name it is given: never a
+    special (`__dunder__`) one from data."""
+    original = getattr(accessor, "_register_accessor", None)
+    if original is None:
+        return
+
+    def _register_accessor(name, cls):
+        if isinstance(name, str) and name.startswith("__") and name.endswith("__"):
+            raise ValueError("an accessor may not be named like a special attribute: %r" % name)
+        return original(name, cls)
+
+    accessor._register_accessor = _register_accessor
+
+
+def _full_format_check(*classes):
+    """scipy's compressed sparse matrices check only the shape of the index arrays they are
+    built from, not that the indices lie inside the matrix: out-of-range ones make the native
+    kernels read and write outside the arrays. Construction checks them all."""
+
+    def guard(module):
+        for name in classes:
+            cls = getattr(module, name, None)
+            original = getattr(cls, "check_format", None)
+            if original is None:
+                continue
+
+            def check_format(self, full_check=True, original=original):
+                return original(self, full_check=True)
+
+            cls.check_format = check_format
+
+    return guard
+
+
 def _no_cache_directory(memory):
     """joblib's `Memory` (scikit-learn's `memory=`, by keyword, splat or parameter grid)
     unpickles its entries from the directory it is given, where the snippet can write any
@@ -894,6 +946,57 @@ def _no_cache_directory(memory):
     cls.__init__ = __init__
 
 
+_SOURCES = []  # the text of every snippet this process ran (a session's calls, in order)
+
+
+def _written_docstrings():
+    """The docstrings written in the snippet's own text (module, class and function ones, as
+    CPython reads them; indentation made uniform): the only docstrings whose examples the
+    analyzer read."""
+    import ast
+
+    found = set()
+    for source in _SOURCES:
+        try:
+            tree = ast.parse(source)
+        except (SyntaxError, ValueError):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef,
+                                 ast.AsyncFunctionDef)) and node.body:
+                first = node.body[0]
+                if (isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
+                        and isinstance(first.value.value, str)):
+                    found.add(_cleandoc(first.value.value))
+    return found
+
+
+def _cleandoc(text):
+    """A docstring with its indentation made uniform, as compilers since 3.13 store it."""
+    import inspect
+    return inspect.cleandoc(text)
+
+
+def _written_examples_only(doctest):
+    """doctest runs the examples of whatever docstring an object has: one made from data (a
+    property's or `np.vectorize`'s `doc` by position, a file's text, a copied `__doc__`) is
+    code the analyzer never read. Every doctest route ends in `DocTestRunner.run`, which here
+    runs only a docstring written in the snippet's text."""
+    runner = getattr(doctest, "DocTestRunner", None)
+    if runner is None:
+        return
+    original = runner.run
+
+    def run(self, test, *args, **kwargs):
+        if test.examples and _cleandoc(test.docstring or "") not in _written_docstrings():
+            raise ValueError(
+                "doctest runs only the examples of docstrings written in the snippet; %s's "
+                "docstring was made at run time" % test.name)
+        return original(self, test, *args, **kwargs)
+
+    runner.run = run
+
+
 def _all_of(*guards):
     def guard(module):
         for each in guards:
@@ -907,8 +1010,12 @@ _GUARDS = {
     "pandas.core.generic": _no_special_names_from_data("NDFrame"),
     "sklearn.utils._bunch": _no_special_names_from_data("Bunch"),
     "scipy._lib._util": _all_of(_no_special_names_from_data("_RichResult"), _one_process_map),
-    "logging": _public_format_fields,
+    "logging": _all_of(_public_format_fields, _no_special_extra),
+    "pandas.core.accessor": _no_special_accessors,
     "joblib.memory": _no_cache_directory,
+    "doctest": _written_examples_only,
+    "scipy.sparse._compressed": _full_format_check("_cs_matrix"),
+    "scipy.sparse._bsr": _full_format_check("_bsr_base"),
 }
 
 
@@ -1091,6 +1198,7 @@ def _run(source, module=None, filename=SNIPPET, own_modules=True):
             del sys.path[0]
         if own_modules:
             sys.path.append("")  # last: see 4 at the top
+    _SOURCES.append(source)
     # Tracebacks show the snippet's lines (mtime None: never invalidated).
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
 

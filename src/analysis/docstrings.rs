@@ -86,7 +86,7 @@ pub fn examples_are_visible(e: &mut Engine, call: NodeId) -> bool {
 }
 
 /// True when nothing sets a docstring or `__test__` behind the binder's back: by name, by a
-/// string (folded) naming them, by `doc=`, by a class namespace built at run time (`type(name,
+/// string (folded) naming them, by `doc=` or its position, by a class namespace built at run time (`type(name,
 /// bases, namespace)`), by copying attributes or setting special ones, by text run as code,
 /// or through the snippet's namespace or module object.
 fn nothing_rewrites_docstrings(e: &mut Engine) -> bool {
@@ -106,7 +106,9 @@ fn nothing_rewrites_docstrings(e: &mut Engine) -> bool {
                 name: Some(sym), ..
             } => e.name(sym) == "doc",
             Kind::Call { .. } => {
-                e.fold(id, 0).is_some_and(|s| special(&s)) || builds_a_class_namespace(e, id)
+                e.fold(id, 0).is_some_and(|s| special(&s))
+                    || builds_a_class_namespace(e, id)
+                    || given_a_docstring(e, id)
             }
             _ => false,
         };
@@ -115,6 +117,24 @@ fn nothing_rewrites_docstrings(e: &mut Engine) -> bool {
         }
     }
     true
+}
+
+/// Callables whose object takes its docstring from an argument (`doc=` by keyword is judged
+/// wherever it is): the position it has, or a `*`/`**` splat that may carry it.
+fn given_a_docstring(e: &mut Engine, call: NodeId) -> bool {
+    let Kind::Call { callee, .. } = e.ir.kind(call) else {
+        return false;
+    };
+    let position = e
+        .names_of(callee)
+        .iter()
+        .find_map(|name| match name.as_str() {
+            "property" => Some(3),
+            "numpy.vectorize" => Some(2),
+            "types.ModuleType" => Some(1),
+            _ => None,
+        });
+    position.is_some_and(|at| e.splatted(call) || e.positional_args(call).len() > at)
 }
 
 /// `type(name, bases, namespace)` and the other ways to make a class from a namespace built at

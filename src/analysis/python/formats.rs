@@ -127,6 +127,26 @@ pub fn report_call(e: &mut Engine, call: NodeId) {
         }
     }
     report_logging(e, call, callee);
+    report_method_caller(e, call, callee);
+}
+
+/// `operator.methodcaller("format", f)`: a format method called on whatever text the caller
+/// is later given, out of sight.
+fn report_method_caller(e: &mut Engine, call: NodeId, callee: NodeId) {
+    if !e
+        .names_of(callee)
+        .iter()
+        .any(|n| n == "operator.methodcaller")
+    {
+        return;
+    }
+    let method = e.positional_args(call).first().and_then(|&m| e.fold(m, 0));
+    if let Some(method) = method
+        && matches!(&*method, "format" | "format_map" | "vformat" | "get_field")
+    {
+        let method = method.to_string();
+        computed(e, call, &method);
+    }
 }
 
 /// `text.format` / `text.format_map` / `str.format` taken as a value, not called where it is

@@ -9,6 +9,7 @@ mod formats;
 mod import_suggestions;
 mod lower;
 mod members;
+mod memory_switches;
 mod patchers;
 mod reinit;
 mod settings;
@@ -400,6 +401,7 @@ impl Dialect for Python {
                 symbolic::report(e, id);
                 import_suggestions::report(e, id);
                 walks::report_call(e, id);
+                memory_switches::report(e, id);
             }
             Kind::Class { .. } => special_definitions::report(e, id),
             Kind::Assign { .. } => {

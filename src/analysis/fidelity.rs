@@ -9,7 +9,8 @@
 //! - JavaScript: `<!--` and `-->` outside literals and comments, which Node reads as comments
 //!   to the end of the line in a script (tree-sitter as operators); `await` and `yield` where
 //!   a script may read them as names (outside an async function or a generator, or bound as
-//!   names), which tree-sitter reads as operators.
+//!   names), which tree-sitter reads as operators; spaces beyond ASCII between tokens, where
+//!   tree-sitter's scanner may end a statement Node continues.
 
 use tree_sitter::{Node, Tree};
 
@@ -155,6 +156,37 @@ fn report_javascript(tree: &Tree, text: &str, out: &mut Collector) {
                      to the end of the line, the analyzer as operators; add spaces (`a < !--b`)",
                 );
             }
+        }
+    }
+    report_unicode_spaces(text, &literals, out);
+}
+
+/// Spaces beyond ASCII between tokens (a no-break space, U+FEFF, U+3000, ...). Node reads
+/// every one as a space; tree-sitter's scanner, which decides where a statement without `;`
+/// ends by the next character, knows only ASCII ones: after a line break it ends the
+/// statement, so `1⏎\u{a0}/ 2; code; x /⏎1` was a regular expression to the analyzer and a
+/// division around code to Node.
+fn report_unicode_spaces(text: &str, literals: &[(usize, usize)], out: &mut Collector) {
+    for (at, c) in text.char_indices() {
+        let space = matches!(
+            c,
+            '\u{a0}' | '\u{1680}' | '\u{2000}'
+                ..='\u{200b}' | '\u{202f}' | '\u{205f}' | '\u{2060}' | '\u{3000}' | '\u{feff}'
+        );
+        if space
+            && !(at == 0 && c == '\u{feff}')
+            && !literals.iter().any(|&(s, e)| s <= at && at < e)
+        {
+            push(
+                out,
+                at,
+                at + c.len_utf8(),
+                &format!(
+                    "a space beyond ASCII (U+{:04X}) outside a string or comment: Node and the \
+                     analyzer may end the statement in different places; write an ASCII space",
+                    c as u32
+                ),
+            );
         }
     }
 }

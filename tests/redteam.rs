@@ -834,6 +834,8 @@ fn strict_denies_the_eleventh_pass_classes() {
         "import operator\ntext = open('f.txt').read()\ndef probe():\n    return 1\nprint(operator.methodcaller('format', probe)(text))\n",
         "text = open('f.txt').read()\ndef probe():\n    return 1\nprint(list(map(str.format, [text], [probe])))\n",
         "text = open('f.txt').read()\nshow = text.format\ndef probe():\n    return 1\nprint(show(probe))\n",
+        "text = open('f.txt').read()\ndef probe():\n    return 1\nprint(getattr(text, 'format')(probe))\n",
+        "import operator\ntext = open('f.txt').read()\nprint(operator.attrgetter('format_map')(text)({'a': operator}))\n",
         "import doctest\ntext = open('doc.txt').read()\nclass Box:\n    size = property(lambda self: 1, None, None, text)\ndoctest.testmod()\n",
         "import doctest\nimport numpy as np\ntext = open('doc.txt').read()\ndef double(x):\n    return 2 * x\nclass Box:\n    size = property(np.vectorize(double, None, text))\ndoctest.testmod()\n",
         "import numpy as np\na = np.zeros(1 << 16, dtype=np.uint8)\nv = a[:]\na.resize(16, refcheck=False)\n",

@@ -130,22 +130,38 @@ pub fn report_call(e: &mut Engine, call: NodeId) {
     report_method_caller(e, call, callee);
 }
 
-/// `operator.methodcaller("format", f)`: a format method called on whatever text the caller
-/// is later given, out of sight.
+/// A format method named by text: `operator.methodcaller("format", f)` and
+/// `operator.attrgetter("format")` apply it to whatever text they are later given,
+/// `getattr(text, "format")` takes it as a value; all out of the sight of `report_call`.
 fn report_method_caller(e: &mut Engine, call: NodeId, callee: NodeId) {
-    if !e
-        .names_of(callee)
+    let names = e.names_of(callee);
+    let args = e.positional_args(call);
+    let (object, method) = if names.iter().any(|n| n == "getattr") {
+        (args.first().copied(), args.get(1).copied())
+    } else if names
         .iter()
-        .any(|n| n == "operator.methodcaller")
+        .any(|n| n == "operator.methodcaller" || n == "operator.attrgetter")
     {
+        (None, args.first().copied())
+    } else {
+        return;
+    };
+    let Some(method) = method.and_then(|m| e.fold(m, 0)) else {
+        return;
+    };
+    if !matches!(&*method, "format" | "format_map" | "vformat" | "get_field") {
         return;
     }
-    let method = e.positional_args(call).first().and_then(|&m| e.fold(m, 0));
-    if let Some(method) = method
-        && matches!(&*method, "format" | "format_map" | "vformat" | "get_field")
-    {
-        let method = method.to_string();
-        computed(e, call, &method);
+    match object.and_then(|o| e.fold_candidates(o)) {
+        Some(texts) => {
+            for text in texts {
+                report_fields(e, call, &text);
+            }
+        }
+        None => {
+            let method = method.to_string();
+            computed(e, call, &method);
+        }
     }
 }
 

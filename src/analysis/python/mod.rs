@@ -7,6 +7,7 @@ mod deferred_loads;
 mod expressions;
 mod formats;
 mod import_suggestions;
+mod keyword_splats;
 mod lower;
 mod members;
 mod memory_switches;
@@ -402,6 +403,7 @@ impl Dialect for Python {
                 import_suggestions::report(e, id);
                 walks::report_call(e, id);
                 memory_switches::report(e, id);
+                keyword_splats::report(e, id);
             }
             Kind::Class { .. } => special_definitions::report(e, id),
             Kind::Assign { .. } => {

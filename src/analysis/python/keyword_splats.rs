@@ -1,0 +1,116 @@
+//! Keyword names from data. A `**mapping` argument sets the parameters its keys name: keys
+//! the analyzer cannot read may set any parameter a rule judges by name (`refcheck=`,
+//! `memory=`, `input=`), and a library that keeps extra keywords as attributes (scipy's
+//! `Rbf`, pandas' window indexers) then holds whatever name the data says,
+//! `__array_interface__` among them (a memory address to numpy).
+//!
+//! Readable keys: a dict display's keys that fold to plain names, `dict(a=...)`, a
+//! `**kwargs` parameter (its keys are the keyword names its callers wrote, and each of their
+//! `**` arguments is judged here in turn), or a name bound only to those and never given a
+//! key afterwards.
+
+use crate::analysis::engine::Engine;
+use crate::analysis::facts::DynamicKind;
+use crate::analysis::ir::{CollectionKind, Kind, NodeId, Splat, Sym};
+
+/// How deep a mapping built from other mappings is followed.
+const MAX_DEPTH: usize = 4;
+
+pub fn report(e: &mut Engine, call: NodeId) {
+    let Kind::Call { args, .. } = e.ir.kind(call) else {
+        return;
+    };
+    for &arg in e.ir.list(args) {
+        if let Kind::Arg {
+            splat: Splat::Keywords,
+            value,
+            ..
+        } = e.ir.kind(arg)
+            && !readable(e, value, 0)
+        {
+            e.dynamic(
+                value,
+                DynamicKind::UntrackedValue,
+                "a `**` mapping whose keys the analyzer cannot read: keyword names from data \
+                 may set any parameter, or an attribute of any name; write the keywords out",
+            );
+        }
+    }
+}
+
+fn readable(e: &mut Engine, mapping: NodeId, depth: usize) -> bool {
+    if depth > MAX_DEPTH {
+        return false;
+    }
+    let ir = e.ir;
+    let mapping = ir.unparen(mapping);
+    match ir.kind(mapping) {
+        Kind::Collection {
+            kind: CollectionKind::Map,
+            items,
+        } => ir.list(items).iter().all(|&item| match ir.kind(item) {
+            Kind::Pair { key, .. } => e.fold(key, 0).is_some_and(|k| is_plain_name(&k)),
+            Kind::Spread(inner) => readable(e, inner, depth + 1),
+            _ => false,
+        }),
+        Kind::Call { callee, args, .. } if e.names_of(callee) == ["dict"] => {
+            ir.list(args).iter().all(|&arg| match ir.kind(arg) {
+                Kind::Arg {
+                    name: Some(_),
+                    splat: Splat::None,
+                    ..
+                } => true,
+                Kind::Arg { value, .. } => readable(e, value, depth + 1),
+                _ => false,
+            })
+        }
+        Kind::Name(sym) => {
+            !keys_added(e, sym)
+                && e.every_bind(sym, mapping, |e, bind| {
+                    let Some(parent) = e.ir.parent(bind) else {
+                        return false;
+                    };
+                    match e.ir.kind(parent) {
+                        Kind::Param { .. } => e.source[e.ir.span(parent).0..].starts_with("**"),
+                        Kind::Assign { targets, value } if e.ir.list(targets).contains(&bind) => {
+                            readable(e, value, depth + 1)
+                        }
+                        _ => false,
+                    }
+                })
+        }
+        _ => false,
+    }
+}
+
+/// A key a keyword argument could have: an identifier, not a special (`__x__`) one.
+fn is_plain_name(key: &str) -> bool {
+    let mut chars = key.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && !key.starts_with("__")
+}
+
+/// Whether a mapping named `sym` may get keys after it is bound: an item stored under a key
+/// that does not fold to a plain name, or a method that adds keys from elsewhere.
+fn keys_added(e: &mut Engine, sym: Sym) -> bool {
+    let ir = e.ir;
+    let is_it =
+        |e: &Engine, id: NodeId| matches!(e.ir.kind(e.ir.unparen(id)), Kind::Name(s) if s == sym);
+    (0..ir.nodes.len() as NodeId).any(|id| {
+        match ir.kind(id) {
+        Kind::Index { object, key } if is_it(e, object) => {
+            ir.parent(id).is_some_and(|p| {
+                matches!(ir.kind(p), Kind::Assign { targets, .. } if ir.list(targets).contains(&id))
+            }) && !e.fold(key, 0).is_some_and(|k| is_plain_name(&k))
+        }
+        Kind::Attr { object, name } if is_it(e, object) => {
+            matches!(e.name(name), "update" | "setdefault" | "__setitem__" | "__ior__")
+        }
+        Kind::AugAssign { target, .. } => is_it(e, target),
+        _ => false,
+    }
+    })
+}

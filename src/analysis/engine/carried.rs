@@ -324,3 +324,68 @@ impl<'a> Engine<'a> {
             .collect()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::analysis::{Carried, Language, analyze_with};
+
+    fn carried(language: Language, code: &str) -> Carried {
+        analyze_with(language, code.as_bytes(), &Carried::default()).1
+    }
+
+    #[test]
+    fn names_functions_assign_at_module_level_are_written_later() {
+        let python = carried(
+            Language::Python,
+            "name = 'a.txt'\nkept = 'b.txt'\ndef later():\n    global name\n    local = 'c'\n    name = local\nclass Now:\n    global now\n    now = 'd'\nsteps = ((drawn := 1) for _ in range(2))\n",
+        );
+        assert!(python.is_written_later("name"));
+        assert!(
+            python.is_written_later("drawn"),
+            "a generator runs as it is drawn"
+        );
+        for proven in ["kept", "local", "now", "later", "steps"] {
+            assert!(!python.is_written_later(proven), "{proven}");
+        }
+        assert_eq!(python.constant("name"), None);
+        assert_eq!(python.constant("kept"), Some("b.txt"));
+        assert_eq!(
+            python.constant("now"),
+            Some("d"),
+            "a class body runs once, now"
+        );
+
+        let javascript = carried(
+            Language::JavaScript,
+            "var name = 'a';\nlet kept = 'b';\n{ block = 'c'; }\nsetTimeout(() => { name = 'x'; undeclared = 'y'; let own = 'z'; own = 'w'; }, 1);\nclass Later { run() { kept2 = 'v'; } }\n",
+        );
+        for written in ["name", "undeclared", "kept2"] {
+            assert!(javascript.is_written_later(written), "{written}");
+        }
+        for proven in ["kept", "block", "own"] {
+            assert!(!javascript.is_written_later(proven), "{proven}");
+        }
+        assert_eq!(javascript.constant("kept"), Some("b"));
+    }
+
+    #[test]
+    fn written_later_names_accumulate_over_calls() {
+        let first = carried(
+            Language::Python,
+            "def later():\n    global name\n    name = 'x'\n",
+        );
+        let (_, second) = analyze_with(Language::Python, b"other = 'y'\n", &first);
+        assert!(second.is_written_later("name"));
+        assert_eq!(second.constant("other"), Some("y"));
+    }
+
+    #[test]
+    fn a_written_namespace_leaves_no_constant() {
+        let python = carried(
+            Language::Python,
+            "def later():\n    globals()['name'] = 'x'\n",
+        );
+        let (_, next) = analyze_with(Language::Python, b"other = 'y'\n", &python);
+        assert_eq!(next.constant("other"), None);
+    }
+}

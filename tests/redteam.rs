@@ -563,6 +563,10 @@ fn strict_judges_a_later_call_by_what_earlier_code_may_still_write() {
             "import threading, time\ndef later():\n    time.sleep(1.0)\n    globals()['name'] = '/etc/passwd'\nthreading.Thread(target=later).start()\n",
             "import time\nname = 'notes.txt'\ntime.sleep(2.0)\nprint(open(name).read())\n",
         ],
+        &[
+            "import threading, time\ndef later():\n    global n\n    time.sleep(1.0)\n    n = open('p.txt').read()\nthreading.Thread(target=later).start()\n",
+            "import time\nn = 1\ntime.sleep(2.0)\nprint(open(f'data{n}').read())\n",
+        ],
     ];
     const JAVASCRIPT_DENIED: &[&[&str]] = &[
         &[
@@ -577,6 +581,10 @@ fn strict_judges_a_later_call_by_what_earlier_code_may_still_write() {
             "let target = 'notes.txt';\nclass Later { run() { target = '/etc/passwd'; } }\nsetTimeout(() => new Later().run(), 100);\n",
             "const fs = require('fs');\ntarget = 'notes.txt';\nsetTimeout(() => console.log(fs.readFileSync(target, 'utf8')), 500);\n",
         ],
+        &[
+            "var fs = require('fs');\nsetTimeout(() => { n = fs.readFileSync('p.txt', 'utf8'); }, 500);\n",
+            "var n = 1;\nnew Promise((done) => setTimeout(done, 1500)).then(() => console.log(fs.readFileSync('data' + n, 'utf8')));\n",
+        ],
     ];
     const PYTHON_ALLOWED: &[&[&str]] = &[
         &[
@@ -586,6 +594,10 @@ fn strict_judges_a_later_call_by_what_earlier_code_may_still_write() {
         &[
             "import threading\ncount = 0\ndef work():\n    global count\n    count += 1\nthreading.Thread(target=work).start()\n",
             "name = 'notes.txt'\nopen(name, 'w').write(str(count))\nprint(open(name).read())\n",
+        ],
+        &[
+            "def area(w, h):\n    return w * h\n",
+            "n = 1\nopen(f'data{n}.txt', 'w').write(str(area(2, 3)))\n",
         ],
     ];
     const JAVASCRIPT_ALLOWED: &[&[&str]] = &[&[

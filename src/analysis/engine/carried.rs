@@ -169,7 +169,7 @@ impl Carried {
         self.constants.get(name).and_then(|c| c.as_deref())
     }
 
-    pub(super) fn written_later(&mut self, name: &str) {
+    pub(super) fn may_be_written_later(&mut self, name: &str) {
         self.written_later.insert(name.to_owned());
     }
 
@@ -237,7 +237,7 @@ impl<'a> Engine<'a> {
             if self.scopes.bind_scope(id) == Some(super::scopes::MODULE_SCOPE)
                 && self.runs_later(self.scopes.scope_of(id))
             {
-                carried.written_later(self.name(sym));
+                carried.may_be_written_later(self.name(sym));
             }
         }
         carried.namespace_written.globals |= self.rewrites.globals;

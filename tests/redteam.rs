@@ -523,6 +523,103 @@ fn strict_judges_a_later_call_by_what_earlier_calls_bound() {
     }
 }
 
+/// The verdict on a session's last call, each call judged with what the earlier ones bound.
+fn strict_verdict_of_last_call(language: Language, calls: &[&str]) -> Verdict {
+    let policy = load("strict").unwrap();
+    let mut carried = Carried::default();
+    let mut last = Verdict::Allow;
+    for code in calls {
+        let (call, next) = analyze_with(language, code.as_bytes(), &carried);
+        last = policy.judge(&call).verdict;
+        carried = next;
+    }
+    last
+}
+
+/// Code of an earlier call may run during a later one (a thread, a timer, a function the later
+/// call calls) and rewrite a module-level name: a later call's own constant binding of that
+/// name proves nothing about the path it opens. A name no earlier function writes stays proven.
+#[test]
+fn strict_judges_a_later_call_by_what_earlier_code_may_still_write() {
+    const PYTHON_DENIED: &[&[&str]] = &[
+        &[
+            "import threading, time\ndef later():\n    global name\n    time.sleep(1.0)\n    name = '/etc/passwd'\nthreading.Thread(target=later).start()\n",
+            "import time\nname = 'notes.txt'\nopen(name, 'w').write('hello')\ntime.sleep(2.0)\nprint(open(name).read())\n",
+        ],
+        &[
+            "def reset():\n    global name\n    name = '/etc/passwd'\n",
+            "name = 'notes.txt'\nreset()\nprint(open(name).read())\n",
+        ],
+        &[
+            "import threading, time\nclass Later:\n    def run(self):\n        global name\n        time.sleep(1.0)\n        name = '/etc/passwd'\nthreading.Thread(target=Later().run).start()\n",
+            "print(len('between'))\n",
+            "import time\nname = 'notes.txt'\ntime.sleep(2.0)\nprint(open(name).read())\n",
+        ],
+        &[
+            "steps = ((name := '/etc/passwd') for _ in range(1))\n",
+            "name = 'notes.txt'\nnext(steps)\nprint(open(name).read())\n",
+        ],
+        &[
+            "import threading, time\ndef later():\n    time.sleep(1.0)\n    globals()['name'] = '/etc/passwd'\nthreading.Thread(target=later).start()\n",
+            "import time\nname = 'notes.txt'\ntime.sleep(2.0)\nprint(open(name).read())\n",
+        ],
+        &[
+            "import threading, time\ndef later():\n    global n\n    time.sleep(1.0)\n    n = open('p.txt').read()\nthreading.Thread(target=later).start()\n",
+            "import time\nn = 1\ntime.sleep(2.0)\nprint(open(f'data{n}').read())\n",
+        ],
+    ];
+    const JAVASCRIPT_DENIED: &[&[&str]] = &[
+        &[
+            "var fs = require('fs');\nsetTimeout(() => { name = '/etc/passwd'; }, 1000);\nvar name = '';\n",
+            "name = 'notes.txt';\nfs.writeFileSync(name, 'hello');\nnew Promise((done) => setTimeout(done, 1500)).then(() => console.log(fs.readFileSync(name, 'utf8')));\n",
+        ],
+        &[
+            "function later() { target = '/etc/passwd'; }\nsetTimeout(later, 100);\n",
+            "const fs = require('fs');\nvar target = 'notes.txt';\nsetTimeout(() => console.log(fs.readFileSync(target, 'utf8')), 500);\n",
+        ],
+        &[
+            "let target = 'notes.txt';\nclass Later { run() { target = '/etc/passwd'; } }\nsetTimeout(() => new Later().run(), 100);\n",
+            "const fs = require('fs');\ntarget = 'notes.txt';\nsetTimeout(() => console.log(fs.readFileSync(target, 'utf8')), 500);\n",
+        ],
+        &[
+            "var fs = require('fs');\nsetTimeout(() => { n = fs.readFileSync('p.txt', 'utf8'); }, 500);\n",
+            "var n = 1;\nnew Promise((done) => setTimeout(done, 1500)).then(() => console.log(fs.readFileSync('data' + n, 'utf8')));\n",
+        ],
+    ];
+    const PYTHON_ALLOWED: &[&[&str]] = &[
+        &[
+            "def area(w, h):\n    total = w * h\n    return total\n",
+            "name = 'notes.txt'\nopen(name, 'w').write(str(area(2, 3)))\nprint(open(name).read())\n",
+        ],
+        &[
+            "import threading\ncount = 0\ndef work():\n    global count\n    count += 1\nthreading.Thread(target=work).start()\n",
+            "name = 'notes.txt'\nopen(name, 'w').write(str(count))\nprint(open(name).read())\n",
+        ],
+        &[
+            "def area(w, h):\n    return w * h\n",
+            "n = 1\nopen(f'data{n}.txt', 'w').write(str(area(2, 3)))\n",
+        ],
+    ];
+    const JAVASCRIPT_ALLOWED: &[&[&str]] = &[&[
+        "let count = 0;\nfunction area(w, h) { const total = w * h; count += 1; return total; }\n",
+        "const fs = require('fs');\nconst name = 'notes.txt';\nfs.writeFileSync(name, String(area(2, 3)));\nconsole.log(fs.readFileSync(name, 'utf8'));\n",
+    ]];
+    for (language, sessions, expected) in [
+        (Language::Python, PYTHON_DENIED, Verdict::Deny),
+        (Language::JavaScript, JAVASCRIPT_DENIED, Verdict::Deny),
+        (Language::Python, PYTHON_ALLOWED, Verdict::Allow),
+        (Language::JavaScript, JAVASCRIPT_ALLOWED, Verdict::Allow),
+    ] {
+        for calls in sessions {
+            assert_eq!(
+                strict_verdict_of_last_call(language, calls),
+                expected,
+                "{calls:?}"
+            );
+        }
+    }
+}
+
 /// The ninth pass's classes: source the interpreters read differently from the parser (a tab
 /// after spaces, `<!--` in a script, `await` as a name), a digit before a `.` taken for a
 /// number in pandas' expressions, and a session's later call on a frame an earlier call made.

@@ -141,6 +141,27 @@ on_every_backend! {
 }
 
 on_every_backend! {
+    /// Code of an earlier call runs on during a later one and rebinds its globals: a thread in
+    /// Python, a timer in JavaScript. This is why the analyzer takes no constant of a later
+    /// call for a name an earlier call's functions assign (tests/redteam.rs,
+    /// `strict_judges_a_later_call_by_what_earlier_code_may_still_write`).
+    async fn an_earlier_calls_thread_or_timer_rebinds_a_later_calls_global(backend) {
+        let sandbox = backend.sandbox(&limits(), 0).await;
+        let (mut kept, _) = sandbox.keep(Language::Python, &[]).await.unwrap();
+        call(&sandbox, &mut kept, "import threading, time\ndef later():\n    global name\n    time.sleep(0.5)\n    name = 'rebound'\nthreading.Thread(target=later).start()\n").await;
+        let e = call(&sandbox, &mut kept, "import time\nname = 'own'\ntime.sleep(1.5)\nprint(name)\n").await;
+        assert_eq!(e.stdout, "rebound\n", "{e:?}");
+        drop(kept);
+        let (mut kept, _) = sandbox.keep(Language::JavaScript, &[]).await.unwrap();
+        call(&sandbox, &mut kept, "var name = '';\nsetTimeout(() => { name = 'rebound'; }, 500);\n").await;
+        let e = call(&sandbox, &mut kept, "name = 'own';\nnew Promise((done) => setTimeout(done, 1500)).then(() => console.log(name));\n").await;
+        assert_eq!(e.stdout, "rebound\n", "{e:?}");
+        drop(kept);
+        sandbox.shutdown().await;
+    }
+}
+
+on_every_backend! {
     /// An input file a call cannot write (a directory of that name is in the way) refuses
     /// that call alone, naming the file: its code does not run, and the session goes on with
     /// what earlier calls left.

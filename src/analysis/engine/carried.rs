@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 
 use super::Engine;
 use super::meaning::{Meaning, Namespace, Value};
+use super::scopes::ScopeKind;
 use crate::analysis::ir::{Kind, NodeId, Sym};
 
 /// A meaning in a form that outlives one analysis.
@@ -33,6 +34,25 @@ pub struct Carried {
     texts: std::collections::BTreeSet<String>,
     /// Names bound to a directory walk still running: a later call may steer it.
     walkers: std::collections::BTreeSet<String>,
+    /// Module-level names that code of an earlier call may still write while a later call
+    /// runs or whenever it calls back into that code: a function, lambda or generator
+    /// that assigns them (a thread's target, a timer's callback). A later call's own
+    /// binding of such a name proves nothing about what it holds when read.
+    written_later: std::collections::BTreeSet<String>,
+    /// An earlier call wrote module-level names by no binding the analyzer reads, and may
+    /// write again from code still running: Python through the module or its namespace
+    /// (`globals()[k] = ...`), JavaScript through the global object (then only names that
+    /// are its properties: not a `let`, `const` or class).
+    pub(super) namespace_written: NamespaceWritten,
+}
+
+/// How an earlier call wrote module-level names where no binding shows it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(super) struct NamespaceWritten {
+    /// Through the module object or its namespace dictionary: any name.
+    pub globals: bool,
+    /// Through JavaScript's global object: its properties.
+    pub global_object: bool,
 }
 
 /// Most meanings carried for one name.
@@ -45,6 +65,8 @@ impl Carried {
             && self.stars.is_empty()
             && self.texts.is_empty()
             && self.walkers.is_empty()
+            && self.written_later.is_empty()
+            && self.namespace_written == NamespaceWritten::default()
     }
 
     /// Marks every carried name as holding no known constant: something rewrote the
@@ -90,6 +112,8 @@ impl Carried {
         self.stars.is_empty()
             && self.texts.is_empty()
             && self.walkers.is_empty()
+            && self.written_later.is_empty()
+            && self.namespace_written == NamespaceWritten::default()
             && self.names.values().all(|meanings| {
                 !meanings.is_empty()
                     && meanings.iter().all(|m| match m {
@@ -133,8 +157,25 @@ impl Carried {
         &self.stars
     }
 
+    /// The one constant earlier calls bound `name` to, unless code of theirs may still
+    /// rebind it.
     pub(super) fn constant(&self, name: &str) -> Option<&str> {
+        if self.is_written_later(name)
+            || self.namespace_written.globals
+            || self.namespace_written.global_object
+        {
+            return None;
+        }
         self.constants.get(name).and_then(|c| c.as_deref())
+    }
+
+    pub(super) fn may_be_written_later(&mut self, name: &str) {
+        self.written_later.insert(name.to_owned());
+    }
+
+    /// Whether code of an earlier call may assign the module-level `name` at any time.
+    pub(super) fn is_written_later(&self, name: &str) -> bool {
+        !self.written_later.is_empty() && self.written_later.contains(name)
     }
 
     fn meanings(&self, name: &str) -> &[CarriedMeaning] {
@@ -181,6 +222,53 @@ impl<'a> Engine<'a> {
     /// judged without this call's runners.
     pub fn in_later_call(&self) -> bool {
         !self.context.binds_only_modules()
+    }
+
+    /// Notes, in what is carried to later calls, the module-level names code of this call may
+    /// still write after it ends: bound at module level from inside a function, lambda or
+    /// generator (Python's `global`, JavaScript's store into a top-level or undeclared name),
+    /// or through the module's namespace or the global object. A thread or timer started here
+    /// runs on during the next call, and the next call may call such a function itself.
+    pub(super) fn carry_later_writes(&self, carried: &mut Carried) {
+        for id in 0..self.ir.nodes.len() as NodeId {
+            let Kind::Bind(sym) = self.ir.kind(id) else {
+                continue;
+            };
+            if self.scopes.bind_scope(id) == Some(super::scopes::MODULE_SCOPE)
+                && self.runs_later(self.scopes.scope_of(id))
+            {
+                carried.may_be_written_later(self.name(sym));
+            }
+        }
+        carried.namespace_written.globals |= self.rewrites.globals;
+        carried.namespace_written.global_object |= self.rewrites.global_object;
+    }
+
+    /// Whether code in `scope` may run after the module's code has ended: it is in a function
+    /// or a comprehension (a generator's body runs as it is drawn from).
+    fn runs_later(&self, mut scope: super::scopes::ScopeId) -> bool {
+        loop {
+            match self.scopes.kind(scope) {
+                ScopeKind::Function(_) | ScopeKind::Comprehension => return true,
+                ScopeKind::Module => return false,
+                ScopeKind::Class | ScopeKind::Block => {}
+            }
+            match self.scopes.parent(scope) {
+                Some(parent) => scope = parent,
+                None => return false,
+            }
+        }
+    }
+
+    /// Whether a module-level name is one code of an earlier call may write at any time, so
+    /// no binding of it here proves what it holds: assigned by an earlier call's function, or
+    /// the earlier call wrote the module's namespace (any name) or the global object (its
+    /// properties, which `lexical`, a `let`, `const` or class, is not).
+    pub(super) fn written_by_earlier_code(&self, sym: Sym, lexical: impl FnOnce() -> bool) -> bool {
+        let written = &self.context.namespace_written;
+        self.context.is_written_later(self.name(sym))
+            || written.globals
+            || written.global_object && !lexical()
     }
 
     /// Records that the module-level name `sym` holds a directory walk, for a later call.
@@ -234,5 +322,70 @@ impl<'a> Engine<'a> {
                 CarriedMeaning::Modules => Meaning::of(Value::Namespace(Namespace::Modules)),
             })
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::analysis::{Carried, Language, analyze_with};
+
+    fn carried(language: Language, code: &str) -> Carried {
+        analyze_with(language, code.as_bytes(), &Carried::default()).1
+    }
+
+    #[test]
+    fn names_functions_assign_at_module_level_are_written_later() {
+        let python = carried(
+            Language::Python,
+            "name = 'a.txt'\nkept = 'b.txt'\ndef later():\n    global name\n    local = 'c'\n    name = local\nclass Now:\n    global now\n    now = 'd'\nsteps = ((drawn := 1) for _ in range(2))\n",
+        );
+        assert!(python.is_written_later("name"));
+        assert!(
+            python.is_written_later("drawn"),
+            "a generator runs as it is drawn"
+        );
+        for proven in ["kept", "local", "now", "later", "steps"] {
+            assert!(!python.is_written_later(proven), "{proven}");
+        }
+        assert_eq!(python.constant("name"), None);
+        assert_eq!(python.constant("kept"), Some("b.txt"));
+        assert_eq!(
+            python.constant("now"),
+            Some("d"),
+            "a class body runs once, now"
+        );
+
+        let javascript = carried(
+            Language::JavaScript,
+            "var name = 'a';\nlet kept = 'b';\n{ block = 'c'; }\nsetTimeout(() => { name = 'x'; undeclared = 'y'; let own = 'z'; own = 'w'; }, 1);\nclass Later { run() { kept2 = 'v'; } }\n",
+        );
+        for written in ["name", "undeclared", "kept2"] {
+            assert!(javascript.is_written_later(written), "{written}");
+        }
+        for proven in ["kept", "block", "own"] {
+            assert!(!javascript.is_written_later(proven), "{proven}");
+        }
+        assert_eq!(javascript.constant("kept"), Some("b"));
+    }
+
+    #[test]
+    fn written_later_names_accumulate_over_calls() {
+        let first = carried(
+            Language::Python,
+            "def later():\n    global name\n    name = 'x'\n",
+        );
+        let (_, second) = analyze_with(Language::Python, b"other = 'y'\n", &first);
+        assert!(second.is_written_later("name"));
+        assert_eq!(second.constant("other"), Some("y"));
+    }
+
+    #[test]
+    fn a_written_namespace_leaves_no_constant() {
+        let python = carried(
+            Language::Python,
+            "def later():\n    globals()['name'] = 'x'\n",
+        );
+        let (_, next) = analyze_with(Language::Python, b"other = 'y'\n", &python);
+        assert_eq!(next.constant("other"), None);
     }
 }

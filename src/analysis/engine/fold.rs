@@ -250,6 +250,9 @@ impl<'a> Engine<'a> {
             .lookup(sym, self.scopes.scope_of(name), self.dialect.declaring())
             .scopes
             .first()?;
+        if self.module_name_rewritten(scope, sym) {
+            return None;
+        }
         let [bind] = self.binds_of(scope, sym)[..] else {
             return None;
         };
@@ -576,6 +579,9 @@ impl<'a> Engine<'a> {
                     .lookup(sym, self.scopes.scope_of(value), self.dialect.declaring())
                     .scopes
                     .first()?;
+                if self.module_name_rewritten(scope, sym) {
+                    return None;
+                }
                 let [bind] = self.binds_of(scope, sym)[..] else {
                     return None;
                 };
@@ -1093,6 +1099,11 @@ impl<'a> Engine<'a> {
                         .lookup(sym, self.scopes.scope_of(id), self.dialect.declaring());
                 let mut values = Vec::new();
                 for scope in &lookup.scopes {
+                    // The largest value seen stays a size the code may reach; an exact one
+                    // needs every write of the name seen.
+                    if !largest && self.module_name_rewritten(*scope, sym) {
+                        return None;
+                    }
                     let binding = self.bindings.get(&(*scope, sym))?;
                     if !largest && (binding.opaque_int || binding.ints.len() != 1) {
                         return None;

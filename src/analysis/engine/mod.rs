@@ -353,11 +353,14 @@ impl<'a> Engine<'a> {
 
     /// True when the module-level binding of a name may not be the only way it was set, so
     /// its constant is not to be trusted: the module's namespace was written, or the global
-    /// object and the name is one of its properties (not a `let`, `const` or class).
+    /// object and the name is one of its properties (not a `let`, `const` or class), or code
+    /// of an earlier call may still write it (a thread or timer it started, a function of it
+    /// this call calls).
     fn module_name_rewritten(&self, scope: ScopeId, sym: Sym) -> bool {
         scope == scopes::MODULE_SCOPE
             && (self.rewrites.globals
-                || self.rewrites.global_object && !self.is_lexical_module_name(sym))
+                || self.rewrites.global_object && !self.is_lexical_module_name(sym)
+                || self.written_by_earlier_code(sym, || self.is_lexical_module_name(sym)))
     }
 
     /// A module-level `let`, `const` or class: never a property of the global object.
@@ -566,6 +569,7 @@ impl<'a> Engine<'a> {
         if self.rewrites.module_names() {
             carried.forget_constants();
         }
+        self.carry_later_writes(&mut carried);
         carried
     }
 }

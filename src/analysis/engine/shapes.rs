@@ -324,10 +324,11 @@ impl<'a> Engine<'a> {
             .scopes
             .lookup(sym, self.scopes.scope_of(at), self.dialect.declaring());
         !lookup.scopes.is_empty()
-            && lookup
-                .scopes
-                .iter()
-                .all(|scope| self.bindings.get(&(*scope, sym)).is_some_and(&shape))
+            && lookup.scopes.iter().all(|&scope| {
+                self.bindings.get(&(scope, sym)).is_some_and(&shape)
+                    && !(scope == super::scopes::MODULE_SCOPE
+                        && self.written_by_earlier_code(sym, || self.is_lexical_module_name(sym)))
+            })
     }
 
     /// `for (const k in o) o[k]`, `Object.keys(o).forEach(k => o[k])`: a key taken from the same

@@ -430,6 +430,12 @@ fn report_arguments(
 /// `const load = (name) => fs.readFileSync(name); load('a.txt')`); one unknown path when
 /// neither is known.
 fn folded_paths(e: &mut Engine, value: NodeId) -> Vec<Option<String>> {
+    // A number is a file descriptor (`open(5)`, `fs.readFileSync(5)`): whatever the process
+    // holds open there, the runner's own pipes among them, not a file named "5".
+    let sources = e.value_sources_of(value).unwrap_or_default();
+    if e.is_numeric(value) || sources.into_iter().any(|source| e.is_numeric(source)) {
+        return vec![None];
+    }
     if let Some(path) = e.fold(value, 0) {
         return vec![Some(path.to_string())];
     }

@@ -116,6 +116,21 @@ pub fn report_call(e: &mut Engine, call: NodeId) {
                 }
                 None => computed(e, call, "vformat"),
             },
+            // matplotlib's labels take a `{}` format (or a function) as `fmt=`.
+            "bar_label" | "clabel" => {
+                if let Some(format) = e.keyword_arg(call, "fmt")
+                    && !matches!(e.ir.kind(e.ir.unparen(format)), Kind::Function { .. })
+                {
+                    match e.fold(format, 0) {
+                        Some(text) => {
+                            let text = text.to_string();
+                            report_fields(e, call, &text);
+                        }
+                        None if e.resolve(format, 0).is_empty() => computed(e, call, method),
+                        None => {}
+                    }
+                }
+            }
             "get_field" => match first.and_then(|f| e.fold(f, 0)) {
                 Some(text) => {
                     let text = text.to_string();
@@ -251,14 +266,16 @@ fn report_format(e: &mut Engine, call: NodeId, object: NodeId) {
 }
 
 /// `logging.Formatter(fmt, style="{")`, `logging.basicConfig(format=..., style="{")`,
-/// `logging.StrFormatStyle(fmt)`.
+/// `logging.StrFormatStyle(fmt)`, matplotlib's `StrMethodFormatter(fmt)`.
 fn report_logging(e: &mut Engine, call: NodeId, callee: NodeId) {
     let names = e.names_of(callee);
     for name in names {
         let (format, style) = match name.as_str() {
             "logging.Formatter" => (e.arg(call, 0, "fmt"), e.arg(call, 2, "style")),
             "logging.basicConfig" => (e.keyword_arg(call, "format"), e.keyword_arg(call, "style")),
-            "logging.StrFormatStyle" => (e.arg(call, 0, "fmt"), None),
+            "logging.StrFormatStyle" | "matplotlib.ticker.StrMethodFormatter" => {
+                (e.arg(call, 0, "fmt"), None)
+            }
             _ => continue,
         };
         if e.splatted(call) {
@@ -267,7 +284,7 @@ fn report_logging(e: &mut Engine, call: NodeId, callee: NodeId) {
         }
         let braces = match style {
             Some(style) => e.fold(style, 0).is_none_or(|s| &*s == "{"),
-            None => name == "logging.StrFormatStyle",
+            None => name != "logging.Formatter" && name != "logging.basicConfig",
         };
         if !braces {
             continue; // `%` and `$` styles name no attributes

@@ -4,6 +4,8 @@
 //! `Rbf`, pandas' window indexers) then holds whatever name the data says,
 //! `__array_interface__` among them (a memory address to numpy).
 //!
+//! scikit-learn's parameter grids are the same: each key names a parameter the search sets.
+//!
 //! Readable keys: a dict display's keys that fold to plain names, `dict(a=...)`, a
 //! `**kwargs` parameter (its keys are the keyword names its callers wrote, and each of their
 //! `**` arguments is judged here in turn), or a name bound only to those and never given a
@@ -16,10 +18,22 @@ use crate::analysis::ir::{CollectionKind, Kind, NodeId, Splat, Sym};
 /// How deep a mapping built from other mappings is followed.
 const MAX_DEPTH: usize = 4;
 
+/// scikit-learn's searches and grids: each key of a parameter grid is a keyword the search
+/// sets on the estimator (`vect__input`, `memory`), by position and keyword.
+const PARAMETER_GRIDS: &[(&str, usize, &str)] = &[
+    ("GridSearchCV", 1, "param_grid"),
+    ("HalvingGridSearchCV", 1, "param_grid"),
+    ("RandomizedSearchCV", 1, "param_distributions"),
+    ("HalvingRandomSearchCV", 1, "param_distributions"),
+    ("ParameterGrid", 0, "param_grid"),
+    ("ParameterSampler", 0, "param_distributions"),
+];
+
 pub fn report(e: &mut Engine, call: NodeId) {
-    let Kind::Call { args, .. } = e.ir.kind(call) else {
+    let Kind::Call { callee, args, .. } = e.ir.kind(call) else {
         return;
     };
+    report_grid(e, call, callee);
     for &arg in e.ir.list(args) {
         if let Kind::Arg {
             splat: Splat::Keywords,
@@ -35,6 +49,61 @@ pub fn report(e: &mut Engine, call: NodeId) {
                  may set any parameter, or an attribute of any name; write the keywords out",
             );
         }
+    }
+}
+
+fn report_grid(e: &mut Engine, call: NodeId, callee: NodeId) {
+    let names = e.names_of(callee);
+    let Some(&(_, at, keyword)) = PARAMETER_GRIDS.iter().find(|(class, ..)| {
+        names
+            .iter()
+            .any(|n| n.starts_with("sklearn.") && n.rsplit('.').next() == Some(class))
+    }) else {
+        return;
+    };
+    let Some(grid) = e.arg(call, at, keyword) else {
+        return;
+    };
+    if e.splatted(call) || !readable_grid(e, grid, 0) {
+        e.dynamic(
+            grid,
+            DynamicKind::UntrackedValue,
+            "a parameter grid whose keys the analyzer cannot read: each key is a parameter the \
+             search sets on its estimator; write the grid's keys out",
+        );
+    }
+}
+
+/// A grid, or a list of grids (written out, or a name bound only to one and never added to).
+fn readable_grid(e: &mut Engine, grid: NodeId, depth: usize) -> bool {
+    if depth > MAX_DEPTH {
+        return false;
+    }
+    let ir = e.ir;
+    let grid = ir.unparen(grid);
+    match ir.kind(grid) {
+        Kind::Collection {
+            kind: CollectionKind::List | CollectionKind::Tuple,
+            items,
+        } => ir
+            .list(items)
+            .iter()
+            .all(|&g| readable_grid(e, g, depth + 1)),
+        Kind::Name(sym) => {
+            !keys_added(e, sym)
+                && e.every_bind(sym, grid, |e, bind| {
+                    let Some(parent) = e.ir.parent(bind) else {
+                        return false;
+                    };
+                    match e.ir.kind(parent) {
+                        Kind::Assign { targets, value } if e.ir.list(targets).contains(&bind) => {
+                            readable_grid(e, value, depth + 1)
+                        }
+                        _ => false,
+                    }
+                })
+        }
+        _ => readable(e, grid, depth + 1),
     }
 }
 
@@ -93,8 +162,9 @@ fn is_plain_name(key: &str) -> bool {
         && !key.starts_with("__")
 }
 
-/// Whether a mapping named `sym` may get keys after it is bound: an item stored under a key
-/// that does not fold to a plain name, or a method that adds keys from elsewhere.
+/// Whether a mapping (or a list of them) named `sym` may get keys after it is bound: an item
+/// stored under a key that does not fold to a plain name, or a method that adds keys or items
+/// from elsewhere.
 fn keys_added(e: &mut Engine, sym: Sym) -> bool {
     let ir = e.ir;
     let is_it =
@@ -107,7 +177,10 @@ fn keys_added(e: &mut Engine, sym: Sym) -> bool {
             }) && !e.fold(key, 0).is_some_and(|k| is_plain_name(&k))
         }
         Kind::Attr { object, name } if is_it(e, object) => {
-            matches!(e.name(name), "update" | "setdefault" | "__setitem__" | "__ior__")
+            matches!(
+                e.name(name),
+                "update" | "setdefault" | "__setitem__" | "__ior__" | "append" | "extend" | "insert"
+            )
         }
         Kind::AugAssign { target, .. } => is_it(e, target),
         _ => false,

@@ -1,8 +1,11 @@
-//! Switches that turn off a native library's own memory checks. `ndarray.resize(...,
-//! refcheck=False)` frees the buffer other arrays still view: through such a view the snippet
-//! reads and writes memory the interpreter reuses for its own objects, and from there can undo
-//! anything done in-process. The check stays on: `refcheck=` is allowed only as `True`, and a
-//! `resize` given a `**` mapping may carry it.
+//! Ways past a native library's own memory checks. `ndarray.resize(..., refcheck=False)` frees
+//! the buffer other arrays still view: through such a view the snippet reads and writes memory
+//! the interpreter reuses for its own objects, and from there can undo anything done
+//! in-process. An array of objects over bytes the snippet wrote (`np.ndarray((1,),
+//! dtype=object, buffer=...)`, a record array with an object field) turns any number into an
+//! object reference: a forged object at any address. So `refcheck=` is allowed only as `True`
+//! (and a `resize` given a `**` mapping may carry it), and an array over a buffer only with a
+//! dtype proven to hold no objects.
 
 use crate::analysis::engine::Engine;
 use crate::analysis::facts::DynamicKind;
@@ -12,6 +15,7 @@ pub fn report(e: &mut Engine, call: NodeId) {
     let Kind::Call { callee, .. } = e.ir.kind(call) else {
         return;
     };
+    report_arrays_over_bytes(e, call, callee);
     if let Some(value) = e.keyword_arg(call, "refcheck")
         && !matches!(e.ir.kind(e.ir.unparen(value)), Kind::Const(ConstKind::True))
     {
@@ -46,4 +50,88 @@ fn switched_off(e: &mut Engine, at: NodeId) {
         "`refcheck=` other than True lets `resize` free memory other arrays still view (reads \
          and writes of freed memory): leave it out, or copy with `np.resize(a, shape)`",
     );
+}
+
+/// Constructors that view bytes the caller gives as an array: the bytes argument (position and
+/// keyword) and the dtype's (keywords that may also give it, record arrays' `formats`).
+const OVER_BYTES: &[(&str, usize, &str, usize, &[&str])] = &[
+    ("numpy.ndarray", 2, "buffer", 1, &["dtype"]),
+    ("numpy.recarray", 2, "buf", 1, &["dtype", "formats"]),
+    (
+        "numpy.rec.fromstring",
+        0,
+        "datastring",
+        1,
+        &["dtype", "formats"],
+    ),
+    ("numpy.rec.fromfile", 0, "fd", 1, &["dtype", "formats"]),
+    ("numpy.rec.array", 0, "obj", 1, &["dtype", "formats"]),
+    (
+        "numpy.core.records.fromstring",
+        0,
+        "datastring",
+        1,
+        &["dtype", "formats"],
+    ),
+    (
+        "numpy.core.records.fromfile",
+        0,
+        "fd",
+        1,
+        &["dtype", "formats"],
+    ),
+    (
+        "numpy.core.records.array",
+        0,
+        "obj",
+        1,
+        &["dtype", "formats"],
+    ),
+];
+
+fn report_arrays_over_bytes(e: &mut Engine, call: NodeId, callee: NodeId) {
+    let names = e.names_of(callee);
+    for &(name, at, keyword, dtype_at, dtype_keywords) in OVER_BYTES {
+        if !names.iter().any(|n| n == name) || e.arg(call, at, keyword).is_none() {
+            continue;
+        }
+        let mut dtypes: Vec<NodeId> = e
+            .positional_args(call)
+            .get(dtype_at)
+            .copied()
+            .into_iter()
+            .collect();
+        dtypes.extend(dtype_keywords.iter().filter_map(|k| e.keyword_arg(call, k)));
+        if e.splatted(call) || !dtypes.into_iter().all(|d| holds_no_objects(e, d)) {
+            e.dynamic(
+                call,
+                DynamicKind::Introspection,
+                "an array over given bytes with a dtype that may hold objects makes any number an \
+                 object reference: give a numeric dtype (`np.uint8`, \"float64\")",
+            );
+        }
+    }
+}
+
+/// A dtype proven to hold no Python objects: a type code or spec without `O`, a numpy scalar
+/// type other than `object_`, a numeric builtin, or a structured dtype written out of those.
+fn holds_no_objects(e: &mut Engine, dtype: NodeId) -> bool {
+    if let Some(text) = e.fold(dtype, 0) {
+        return !text.contains('O') && !text.contains("object");
+    }
+    // A structured dtype written out: `[("b", "S8"), ("n", np.int32)]`, every part proven.
+    if let Kind::Collection { items, .. } = e.ir.kind(e.ir.unparen(dtype)) {
+        let items = e.ir.list(items).to_vec();
+        return items.into_iter().all(|item| holds_no_objects(e, item));
+    }
+    let names = e.names_of(dtype);
+    !names.is_empty()
+        && names.iter().all(|n| {
+            matches!(n.as_str(), "int" | "float" | "bool" | "complex")
+                || n.starts_with("numpy.")
+                    && !matches!(
+                        n.rsplit('.').next(),
+                        Some("object_" | "object" | "dtype" | "void")
+                    )
+        })
 }

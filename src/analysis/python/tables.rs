@@ -207,6 +207,9 @@ pub const CAPABILITY_ATTRIBUTES: &[&str] = &[
     "add_signal_handler",
     "ctypes",
     "to_clipboard",
+    // scipy's splines and piecewise polynomials built without their checks: the native
+    // evaluators then read coefficients past the end of their arrays
+    "construct_fast",
 ];
 
 /// Functions (or whole modules) that load code from a file, a spec built at run time or a

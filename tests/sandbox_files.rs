@@ -219,8 +219,10 @@ print(round(float(model.predict([[0.0, 1.0]])[0]), 3), os.path.exists("cache"))
 
 on_every_backend! {
     /// Data never names a special attribute a library sets (pandas' accessors, logging's
-    /// `extra=`: `__array_interface__` is a memory address to numpy), scipy's sparse indices
-    /// are checked before a native kernel reads them, and doctest runs the examples of
+    /// `extra=`, scipy's ODR output: `__array_interface__` is a memory address to numpy),
+    /// scipy's sparse indices are copied and checked before a native kernel reads them (by the
+    /// class's own check, whatever a subclass overrides; the caller's array changed afterwards
+    /// changes nothing), and doctest runs the examples of
     /// docstrings written in the snippet only (not one given by position at run time).
     async fn library_guards_refuse_what_data_would_steer(backend) {
         let code = r#"
@@ -238,6 +240,16 @@ def attempt(label, action):
 attempt("accessor", lambda: pd.api.extensions.register_dataframe_accessor(special)(object))
 attempt("extra", lambda: logging.getLogger("t").warning("x", extra={special: {}}))
 attempt("sparse", lambda: csr_matrix((np.ones(2), np.array([0, 10**6]), np.array([0, 1, 2])), shape=(2, 2)))
+class Loose(csr_matrix):
+    def check_format(self, full_check=False):
+        return None
+attempt("sparse subclass", lambda: Loose((np.ones(2), np.array([0, 10**6]), np.array([0, 1, 2])), shape=(2, 2)))
+from scipy import odr
+attempt("odr output", lambda: odr.Output((np.ones(1), np.ones(1), np.eye(1), {special: {}, "info": 1})))
+columns = np.array([0, 1], dtype=np.int32)
+kept = csr_matrix((np.ones(2), columns, np.array([0, 1, 2], dtype=np.int32)), shape=(2, 2))
+columns += 10**6
+print("sparse after", kept.dot(np.ones(2)).tolist())
 ran = []
 def double(x):
     """
@@ -253,7 +265,7 @@ print("examples run", ran)
         let e = run(backend, &tight_limits(), Language::Python, code, &[]).await;
         assert_eq!(
             e.stdout.trim(),
-            "accessor refused\nextra refused\nsparse refused\nmade docstring refused\nexamples run [4]",
+            "accessor refused\nextra refused\nsparse refused\nsparse subclass refused\nodr output refused\nsparse after [1.0, 1.0]\nmade docstring refused\nexamples run [4]",
             "{e:?}"
         );
     }

@@ -746,13 +746,13 @@ class _LibraryGuards:
       work dir): read as `cycler(...)` calls of literals joined by `+` and `*` instead;
     - lxml's `iterparse` reads what external entities name: internal entities only;
     - pandas, scikit-learn and scipy answer attribute lookups from labels and keys, and
-      pandas' accessors and logging's `extra=` set attributes named by data: never a special
-      (`__dunder__`) name;
+      pandas' accessors, logging's `extra=` and scipy's ODR output set attributes named by
+      data: never a special (`__dunder__`) name;
     - scipy's `workers=` starts process pools: maps run in the snippet's own process;
     - logging's `{` style walks the attributes a format names: public names only;
     - joblib's caches unpickle files from a directory: caches keep none;
     - doctest runs the examples of any docstring: only those written in the snippet;
-    - scipy's sparse matrices take index arrays unchecked: every index is checked.
+    - scipy's sparse matrices keep index arrays unchecked: copied and every index checked.
     This finder lets each module load as usual, then puts its guard in place before anything
     uses it."""
 
@@ -911,22 +911,54 @@ def _no_special_accessors(accessor):
     accessor._register_accessor = _register_accessor
 
 
-def _full_format_check(*classes):
-    """scipy's compressed sparse matrices check only the shape of the index arrays they are
-    built from, not that the indices lie inside the matrix: out-of-range ones make the native
-    kernels read and write outside the arrays. Construction checks them all."""
+def _checked_sparse_indices(*classes):
+    """scipy's sparse matrices check only the shape of the index arrays they are built from,
+    not that the indices lie inside the matrix, and keep the caller's arrays: indices out of
+    range (given, or changed afterwards through the caller's array) make the native kernels
+    read and write outside the arrays. Construction copies what it is given and checks every
+    index. (The matrix's own `indices` and `indptr` are not for strict snippets to reach.)"""
 
     def guard(module):
         for name in classes:
             cls = getattr(module, name, None)
-            original = getattr(cls, "check_format", None)
-            if original is None:
+            init = getattr(cls, "__dict__", {}).get("__init__")
+            if init is None:
+                continue
+            # The class's own check, whatever a subclass names `check_format`.
+            check = cls.__dict__.get("check_format") or cls.__dict__.get("_check")
+
+            def __init__(self, arg1, *args, original=init, check=check, **kwargs):
+                if len(args) >= 3:  # shape, dtype, copy by position
+                    args = args[:2] + (True,) + args[3:]
+                else:
+                    kwargs["copy"] = True
+                original(self, arg1, *args, **kwargs)
+                if check is not None and check.__name__ == "check_format":
+                    check(self, full_check=True)
+
+            cls.__init__ = __init__
+
+    return guard
+
+
+def _no_special_instance_names(*classes):
+    """Classes that copy a mapping they are given into their attributes (scipy's ODR `Output`
+    keeps its fourth item so): a special (`__dunder__`) name from data is refused."""
+
+    def guard(module):
+        for name in classes:
+            cls = getattr(module, name, None)
+            init = getattr(cls, "__init__", None)
+            if init is None:
                 continue
 
-            def check_format(self, full_check=True, original=original):
-                return original(self, full_check=True)
+            def __init__(self, *args, original=init, **kwargs):
+                original(self, *args, **kwargs)
+                for key in list(vars(self)):
+                    if isinstance(key, str) and key.startswith("__") and key.endswith("__"):
+                        raise ValueError("an attribute may not be named by data: %r" % key)
 
-            cls.check_format = check_format
+            cls.__init__ = __init__
 
     return guard
 
@@ -1014,8 +1046,10 @@ _GUARDS = {
     "pandas.core.accessor": _no_special_accessors,
     "joblib.memory": _no_cache_directory,
     "doctest": _written_examples_only,
-    "scipy.sparse._compressed": _full_format_check("_cs_matrix"),
-    "scipy.sparse._bsr": _full_format_check("_bsr_base"),
+    "scipy.sparse._compressed": _checked_sparse_indices("_cs_matrix"),
+    "scipy.sparse._bsr": _checked_sparse_indices("_bsr_base"),
+    "scipy.sparse._coo": _checked_sparse_indices("_coo_base"),
+    "scipy.odr._odrpack": _no_special_instance_names("Output"),
 }
 
 

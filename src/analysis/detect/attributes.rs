@@ -17,7 +17,13 @@ pub fn report(e: &mut Engine, id: NodeId) {
         e.dynamic(id, DynamicKind::Introspection, format!("`.{name}` reached"));
     }
     let private = name.starts_with('_') && !name.ends_with("__");
-    if !(private && super::own_members::is_own_member(e, object, name)) {
+    // A capability name that is a module's member (`np.indices`, the function) is that
+    // member, judged by the module's allowlist; on anything else it is the capability.
+    let module_member = !name.starts_with('_')
+        && e.resolve(object, 0)
+            .iter()
+            .any(|m| !m.held && matches!(m.value, Value::Module(_)));
+    if !(private && super::own_members::is_own_member(e, object, name) || module_member) {
         report_special(e, id, name);
     }
     let owners = e.resolve(object, 0);

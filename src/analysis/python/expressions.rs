@@ -36,7 +36,7 @@ pub fn report(e: &mut Engine, call: NodeId) {
         );
         return;
     }
-    if !e.resolve(object, 0).is_empty() {
+    if !e.resolve(object, 0).is_empty() || is_made_by(e, object, &["sklearn.", "scipy."]) {
         return;
     }
     let text = if e.splatted(call) {
@@ -95,19 +95,29 @@ pub fn report_value(e: &mut Engine, id: NodeId) {
 /// True when the object is the parts of a URL (`urllib.parse.urlparse(u).query` is text): a
 /// name bound only to what a `urllib.parse` function returns.
 fn is_url_parts(e: &mut Engine, object: NodeId) -> bool {
+    is_made_by(e, object, &["urllib.parse."])
+}
+
+/// True when the object is what a function or class of those libraries returns, called right
+/// there or bound to a name only that way: a scikit-learn or scipy object's `query` is its
+/// own (`KDTree(X).query(points)`), never pandas' expression evaluator.
+fn is_made_by(e: &mut Engine, object: NodeId, libraries: &[&str]) -> bool {
     let object = e.ir.unparen(object);
-    let from_parse = |e: &mut Engine, value: NodeId| match e.ir.kind(e.ir.unparen(value)) {
+    let made = |e: &mut Engine, value: NodeId| match e.ir.kind(e.ir.unparen(value)) {
         Kind::Call { callee, .. } => {
             let names = e.names_of(callee);
-            !names.is_empty() && names.iter().all(|n| n.starts_with("urllib.parse."))
+            !names.is_empty()
+                && names
+                    .iter()
+                    .all(|n| libraries.iter().any(|l| n.starts_with(l)))
         }
         _ => false,
     };
     match e.ir.kind(object) {
-        Kind::Call { .. } => from_parse(e, object),
+        Kind::Call { .. } => made(e, object),
         Kind::Name(sym) => e.every_bind(sym, object, |e, bind| {
             match e.ir.parent(bind).map(|p| e.ir.kind(p)) {
-                Some(Kind::Assign { value, .. }) => from_parse(e, value),
+                Some(Kind::Assign { value, .. }) => made(e, value),
                 _ => false,
             }
         }),

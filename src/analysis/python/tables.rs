@@ -210,6 +210,12 @@ pub const CAPABILITY_ATTRIBUTES: &[&str] = &[
     // scipy's splines and piecewise polynomials built without their checks: the native
     // evaluators then read coefficients past the end of their arrays
     "construct_fast",
+    // a sparse matrix's index arrays: changed after the matrix checked them, its native
+    // kernels read and write outside the arrays they index
+    "indices",
+    "indptr",
+    // scikit-learn's trees hand out the index arrays their native queries trust
+    "get_arrays",
 ];
 
 /// Functions (or whole modules) that load code from a file, a spec built at run time or a

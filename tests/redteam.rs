@@ -567,6 +567,10 @@ fn strict_judges_a_later_call_by_what_earlier_code_may_still_write() {
             "import threading, time\ndef later():\n    global n\n    time.sleep(1.0)\n    n = open('p.txt').read()\nthreading.Thread(target=later).start()\n",
             "import time\nn = 1\ntime.sleep(2.0)\nprint(open(f'data{n}').read())\n",
         ],
+        &[
+            "import logging\ndef stamp(record):\n    global name\n    name = open('p.txt').read()\n    return True\nlogging.getLogger('audit').addFilter(stamp)\n",
+            "import logging\nname = 'notes.txt'\nlogging.getLogger('audit').warning('x')\nprint(open(name).read())\n",
+        ],
     ];
     const JAVASCRIPT_DENIED: &[&[&str]] = &[
         &[
@@ -584,6 +588,10 @@ fn strict_judges_a_later_call_by_what_earlier_code_may_still_write() {
         &[
             "var fs = require('fs');\nsetTimeout(() => { n = fs.readFileSync('p.txt', 'utf8'); }, 500);\n",
             "var n = 1;\nnew Promise((done) => setTimeout(done, 1500)).then(() => console.log(fs.readFileSync('data' + n, 'utf8')));\n",
+        ],
+        &[
+            "var box = { get size() { name = String.fromCharCode(47); return 1; } };\n",
+            "const fs = require('fs');\nname = 'notes.txt';\nconsole.log(box.size, fs.readdirSync(name));\n",
         ],
     ];
     const PYTHON_ALLOWED: &[&[&str]] = &[
@@ -941,6 +949,33 @@ fn strict_denies_the_eleventh_pass_classes() {
     const JAVASCRIPT: &[&str] = &[
         "const fs = require('fs');\nname = 'notes.txt';\n[0].forEach(function () { this.name = '/etc/passwd'; });\nconsole.log(fs.readFileSync(name, 'utf8'));\n",
         "const fs = require('fs');\nvar folder = '.';\nPromise.resolve().then(function () { Object.assign(this, { folder: '/' }); });\nconsole.log(fs.readdirSync(folder));\n",
+    ];
+    assert_strict_denies_each(PYTHON, JAVASCRIPT);
+}
+
+/// The twelfth pass's analyzer classes: keyword names from data (`refcheck=` through a
+/// partial, a grid's keys, extra keywords kept as attributes), a library's format class, an
+/// object array over written bytes, native arrays trusted after construction, a descriptor
+/// named from data, and a number given to `fs` as a path. (Its runner classes are tested in
+/// the sandbox: `library_guards_refuse_what_data_would_steer`; its sessions in
+/// `strict_judges_a_later_call_by_what_earlier_code_may_still_write`.)
+#[test]
+fn strict_denies_the_twelfth_pass_classes() {
+    const PYTHON: &[&str] = &[
+        "import numpy as np\nfrom functools import partial\nopts = dict(zip(['refcheck'], [False]))\na = np.zeros(8)\npartial(a.resize, **opts)(4)\n",
+        "import numpy as np\nfrom scipy.interpolate import Rbf\nname = open('n.txt').read()\nx = np.linspace(0, 1, 5)\nRbf(x, x ** 2, **{name: 1})\n",
+        "import os\nfrom matplotlib.ticker import StrMethodFormatter\ntext = open('f.txt').read()\ndef probe():\n    return 1\nprint(StrMethodFormatter(text)(probe))\n",
+        "from sklearn.model_selection import GridSearchCV\nfrom sklearn.dummy import DummyClassifier\nGridSearchCV(DummyClassifier(), dict(zip(['str' + 'ategy'], [['prior']])))\n",
+        "import numpy as np\ncells = np.ndarray((1,), dtype=object, buffer=bytearray(8))\n",
+        "import numpy as np\nprint(np.rec.fromstring(bytes(8), dtype=[('cell', 'O')]))\n",
+        "import numpy as np\nfrom scipy.interpolate import BSpline\nBSpline.construct_fast(np.arange(5.0), np.zeros(1), 0)\n",
+        "import numpy as np\nfrom scipy import sparse\nm = sparse.csr_matrix(np.eye(3))\nm.indices[:] = 10\n",
+        "import numpy as np\nfrom sklearn.neighbors import KDTree\ndata, order, nodes, bounds = KDTree(np.eye(3)).get_arrays()\n",
+        "import functools\nname = open('n.txt').read()\nclass Holder:\n    pass\ncached = functools.cached_property(lambda self: 1)\ncached.__set_name__(Holder, name)\n",
+        "print(open(5).read())\n",
+    ];
+    const JAVASCRIPT: &[&str] = &[
+        "const fs = require('fs');\nfor (const fd of [5, 6]) console.log(fs.readFileSync(fd, 'utf8'));\n",
     ];
     assert_strict_denies_each(PYTHON, JAVASCRIPT);
 }

@@ -1,0 +1,344 @@
+//! Python sources from the pieces where tree-sitter and CPython may read differently, and the
+//! program that reads them with CPython's own compiler in the project's image.
+
+use crate::common::rng::Rng;
+use crate::{FIRST_ID, Ids, Pools};
+
+const POOLS: Pools = Pools {
+    // Each is a name to CPython after NFKC: `probe`, `eval`, `exec`, or the soft keywords.
+    names: &[
+        "ｐｒｏｂｅ",
+        "𝐩𝐫𝐨𝐛𝐞",
+        "pʳobe",
+        "ℙrobe",
+        "eval",
+        "ｅｖａｌ",
+        "ℯval",
+        "ᵉval",
+        "exec",
+        "𝚎𝚡𝚎𝚌",
+        "print",
+        "match",
+        "case",
+        "type",
+        "_",
+        "ﬁle",
+    ],
+    spaces: &[
+        "\t", "\x0c", "\x0b", "\u{a0}", "\\\n", "\\\r\n", "\\\r", "\\\n\t", "\\\n\x0c", "",
+        "\u{3000}", "\u{feff}",
+    ],
+    strings: &[
+        "'a'",
+        "'probe(1)'",
+        "\"\\\"\"",
+        "'\\''",
+        "r'\\''",
+        "'''a\nb'''",
+        "\"\"\"'\"\"\"\"",
+        "'a\\\nb'",
+        "'\\N{LATIN SMALL LETTER A}'",
+        "'\\x41\\u0042\\U00000043'",
+        "'\\101\\0'",
+        "u'\\t'",
+        "'a' 'b'",
+        "'a'\\\n'b'",
+        "('a'\n'b')",
+        "f'a{1}'",
+        "f'{{x}}'",
+        "f'{\"q\"}'",
+        "f\"{'\\n'}\"",
+        "rb'\\x'",
+        "'\\q'",
+        "'\u{2028}'",
+        "'\r'",
+        "'a\r\nb'",
+        "'#'",
+        "f'{1:{2}}'",
+        "f'{\"#\"}'",
+    ],
+};
+
+/// Statements on one line. `(text, opens)`: `opens` when the line opens a block (`:` last).
+const LINES: &[(&str, bool)] = &[
+    ("¤(§)", false),
+    ("¤·(·§·)", false),
+    ("x·=·¤(§)", false),
+    ("¤(§);·¤(§)", false),
+    ("¤(§)·;", false),
+    ("¤(§, «)", false),
+    ("x = «;·¤(§)", false),
+    ("x = «·#·¤(§)", false),
+    ("# ¤(§)", false),
+    ("¤(§) # c ¤(§)", false),
+    ("# c\r¤(§)", false),
+    ("# c\x0c¤(§)", false),
+    ("# c \\", false),
+    ("x = (¤(§),⏎¤(§))", false),
+    ("x = [⏎\t¤(§),\x0c⏎  ¤(§)]", false),
+    ("x = 1 + \\⏎¤(§)", false),
+    ("x = 1 + \\\r\n¤(§)", false),
+    ("x = 1 + \\\r¤(§)", false),
+    ("x = 1 + \\ \n¤(§)", false),
+    ("f'{¤(§)}'", false),
+    ("f\"{¤(§)!r:>{¤(§)}}\"", false),
+    ("f'{\"{\"}{¤(§)}'", false),
+    ("f\"{f\"{¤(§)}\"}\"", false),
+    ("f'{¤(§)=}'", false),
+    ("f'''{⏎¤(§)⏎}'''", false),
+    ("f'''{¤(§) # c⏎}'''", false),
+    ("rf'{¤(§)}\\{{'", false),
+    ("F'{{¤(§)}}'", false),
+    ("f'{{{¤(§)}}}'", false),
+    ("f'{'\\n'}{¤(§)}'", false),
+    ("f'{x:{{}}}{¤(§)}'", false),
+    ("b'¤(§)'", false),
+    ("'''⏎¤(§)⏎'''", false),
+    ("'a\\⏎¤(§)'", false),
+    ("'\\'; ¤(§)'", false),
+    ("r'\\'; ¤(§)'", false),
+    ("r'\\\\'; ¤(§)", false),
+    ("'''a''' '¤(§)'", false),
+    ("\"\"\"\"\"\"; ¤(§)", false),
+    ("'\\N{¤(§)}'", false),
+    ("match·=·¤(§)", false),
+    ("case = ¤(§)", false),
+    ("type = ¤(§)", false),
+    ("type X = ¤(§)", false),
+    ("type X[T] = ¤(§)", false),
+    ("match(¤(§))", false),
+    ("match (¤(§)):⏎    case _: ¤(§)", false),
+    ("match ¤(§), ¤(§):⏎    case [a, b]: ¤(§)", false),
+    ("match -¤(§):⏎ case _:⏎  ¤(§)", false),
+    ("match[¤(§)]", false),
+    ("print(match, type, case := ¤(§))", false),
+    ("_ = ¤(§)", false),
+    ("await ¤(§)", false),
+    ("async with ¤(§): ¤(§)", false),
+    ("[¤(§) async for x in y]", false),
+    ("f = lambda: ¤(§)", false),
+    ("f = lambda x=¤(§): ¤(§)", false),
+    ("@¤(§)⏎def d(): ¤(§)", false),
+    ("@¤(§)⏎class D: ¤(§)", false),
+    ("def f(): ¤(§)", false),
+    ("class C: ¤(§)", false),
+    ("if 1: ¤(§); ¤(§)", false),
+    ("if 1: pass⏎else: ¤(§)", false),
+    ("assert ¤(§)", false),
+    ("return ¤(§)", false),
+    ("x: ¤(§) = 1", false),
+    ("del x; ¤(§)", false),
+    ("global x; ¤(§)", false),
+    ("\x0b¤(§)", false),
+    ("\u{a0}¤(§)", false),
+    ("¤(§)\x0b", false),
+    ("", false),
+    ("\x0c", false),
+    ("  \t", false),
+    ("\\", false),
+    ("#", false),
+    ("pass", false),
+    ("def f():", true),
+    ("def g(a=¤(§)):", true),
+    ("async def h():", true),
+    ("class C:", true),
+    ("class D(¤(§)):", true),
+    ("if ¤(§):", true),
+    ("while 0:", true),
+    ("for _ in ¤(§):", true),
+    ("with ¤(§):", true),
+    ("if 1: # ¤(§)", true),
+    ("def f(): \\", true),
+    ("if (1 +⏎ 2):", true),
+    ("if 1 \\⏎:", true),
+    ("match ¤(§):⏎    case _ if ¤(§):", true),
+    // a number run into a keyword: `0x1for` is `0x1f or`
+    ("x = [0x1for x in ¤(§)]", false),
+    ("x = 1if ¤(§)else 2", false),
+    ("x = 0b1and ¤(§)", false),
+    ("x = 1_0or ¤(§)", false),
+    ("x = 1jif 1else ¤(§)", false),
+    ("x = 0o7in(¤(§),)", false),
+    ("x = 1.e1if 1else ¤(§)", false),
+    // named escapes and braces in f-strings, raw and not
+    ("f'\\N{DIGIT ONE}{¤(§)}'", false),
+    ("rf'\\N{¤(§)}'", false),
+    ("f'\\N{¤(§)}'", false),
+    ("fr'\\{¤(§)}'", false),
+    ("f'\\{¤(§)}'", false),
+    ("b'\\N{¤(§)}'", false),
+    ("''''¤(§)'''", false),
+    ("'''a\\''' '¤(§)'", false),
+    ("f'{¤(§)!r}' f'{{'", false),
+    ("t'{¤(§)}'", false),
+    ("x = f'{¤(§):{'>'}10}'", false),
+];
+
+/// Lines that close no block to CPython: blank, whitespace, or a comment, at any indentation.
+const TRANSPARENT: &[&str] = &[
+    "# ¤(§)",
+    "#",
+    "",
+    "\x0c",
+    "\x0c# c",
+    "\t# c",
+    "\\",
+    "# c \\",
+    "# c\r¤(§)",
+];
+
+/// One level of indentation.
+const INDENTS: &[&str] = &[
+    "    ", "    ", "    ", "\t", "  ", "\t ", " \t", "\x0c", "\x0c    ", "        ", " ",
+];
+
+const EOLS: &[&str] = &[
+    "\r\n", "\r", " \n", "\t\n", "\x0c\n", "\\\n", "\n\n", "\r\r\n",
+];
+
+/// A module of a few lines, blocks opened and closed at random, mostly well indented.
+pub fn source(rng: &mut Rng) -> String {
+    let mut ids = Ids::default();
+    let mut out = String::new();
+    if rng.chance(4) {
+        out.push('\u{feff}');
+    }
+    if rng.chance(6) {
+        out.push_str(rng.word(&[
+            "#!/usr/bin/env python3\n",
+            "# -*- coding: utf-8 -*-\n",
+            "#!probe(1)\r",
+            "# coding: latin-1\n",
+        ]));
+    }
+    // the indentation of each open level
+    let mut levels: Vec<&str> = Vec::new();
+    let mut opened = false;
+    let lines = 1 + rng.below(7);
+    for line in 0..lines {
+        if opened {
+            levels.push(rng.word(INDENTS));
+        } else if !levels.is_empty() && rng.chance(35) {
+            let keep = rng.below(levels.len() + 1);
+            levels.truncate(keep);
+        }
+        let mut indent = levels.concat();
+        if rng.chance(12) {
+            let at = rng.below(indent.len() + 1);
+            if indent.is_char_boundary(at) {
+                indent.insert_str(at, rng.word(&["\x0c", "\t", " ", "\\\n", "\x0b", "\\\n  "]));
+            }
+        }
+        let eol = if rng.chance(75) { "\n" } else { rng.word(EOLS) };
+        if !opened && rng.chance(15) {
+            // a comment or blank line at an indentation of its own, before the next statement
+            let odd = rng.word(&["", " ", "  ", "\t", "\x0c", "        ", "  \t", "\x0c  "]);
+            let depth = rng.below(levels.len() + 2);
+            out.push_str(&levels[..depth.min(levels.len())].concat());
+            if depth > levels.len() || rng.chance(30) {
+                out.push_str(odd);
+            }
+            let template = rng.word(TRANSPARENT);
+            out.push_str(&POOLS.expand(rng, &mut ids, template, "\n"));
+            out.push_str(rng.word(&["\n", "\n", "\r\n", "\r"]));
+        }
+        let (template, opens) = if line + 1 == lines && opened {
+            ("¤(§)", false)
+        } else {
+            *rng.pick(LINES)
+        };
+        let newline = format!("{eol}{indent}");
+        out.push_str(&indent);
+        out.push_str(&POOLS.expand(rng, &mut ids, template, &newline));
+        out.push_str(eol);
+        opened = opens;
+    }
+    if opened {
+        levels.push("    ");
+        out.push_str(&levels.concat());
+        out.push_str(&POOLS.expand(rng, &mut ids, "¤(§)", "\n"));
+        out.push('\n');
+    }
+    out
+}
+
+/// A program that compiles each source as the runner does (text, `exec` mode, no inherited
+/// flags) and, when that succeeds, walks its `ast` for calls whose first argument is a call id.
+pub fn program(sources: &[String]) -> String {
+    let payload = crate::base64_encode(&serde_json::to_vec(sources).unwrap());
+    format!(
+        r#"
+import ast, base64, json, sys, warnings
+warnings.simplefilter("ignore")
+sys.setrecursionlimit(10000)
+FIRST, LAST = {FIRST_ID}, {last}
+
+def text(node):
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [ord(c) for c in node.value]
+    return None
+
+def visit(node, scopes, out):
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.args
+            and isinstance(node.args[0], ast.Constant) and type(node.args[0].value) is int
+            and FIRST <= node.args[0].value < LAST):
+        second = text(node.args[1]) if len(node.args) > 1 else None
+        out.append([node.args[0].value, node.func.id, second, scopes])
+    inner = scopes
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        # decorators are outside what they decorate
+        for d in node.decorator_list:
+            visit(d, scopes, out)
+        kind = "class" if isinstance(node, ast.ClassDef) else "def"
+        inner = scopes + [kind + " " + node.name]
+    elif isinstance(node, ast.Lambda):
+        inner = scopes + ["lambda"]
+    elif isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+        inner = scopes + ["comprehension"]
+    for field, value in ast.iter_fields(node):
+        if field == "decorator_list":
+            continue
+        for child in value if isinstance(value, list) else [value]:
+            if isinstance(child, ast.AST):
+                visit(child, inner, out)
+
+def bound(tree):
+    """Names the source binds: a call of one calls the snippet's own value, not a name."""
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            names.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.arg):
+            names.add(node.arg)
+        elif isinstance(node, ast.alias):
+            names.add((node.asname or node.name).split(".")[0])
+        elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
+            names.add(node.name)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            names.update(node.names)
+        elif isinstance(node, ast.TypeAlias):
+            names.add(node.name.id)
+        elif hasattr(ast, "TypeVar") and isinstance(node, (ast.TypeVar, ast.ParamSpec, ast.TypeVarTuple)):
+            names.add(node.name)
+    return names
+
+out = []
+for source in json.loads(base64.b64decode("{payload}")):
+    try:
+        compile(source, "<case>", "exec", dont_inherit=True)
+        tree = ast.parse(source)
+    except BaseException as e:
+        out.append({{"rejected": type(e).__name__}})
+        continue
+    calls = []
+    visit(tree, [], calls)
+    names = bound(tree)
+    out.append({{"calls": [c for c in calls if c[1] not in names],
+                 "bound": [c[0] for c in calls if c[1] in names]}})
+print(json.dumps(out))
+"#,
+        last = crate::LAST_ID,
+    )
+}

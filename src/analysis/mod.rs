@@ -172,6 +172,13 @@ impl Analysis {
         self.steps
     }
 
+    /// The tree the facts were read from: parsed from the source with each U+2028 and U+2029
+    /// in a comment made a line end (the same bytes elsewhere), so the bytes of every code
+    /// node are the source's.
+    pub fn tree(&self) -> Option<&Tree> {
+        self.tree.as_ref()
+    }
+
     /// Runs a raw tree-sitter query over the snippet, within the query's match and time limits.
     /// Returns the spans of the nodes captured as `@match` (or of each whole match).
     pub fn query(&self, query: &RawQuery) -> Result<Vec<Span>, String> {
@@ -271,7 +278,9 @@ fn analyze_at(
             span,
         });
     }
-    let Some((tree, text)) = parse_faithfully(language, text.clone()).or_else(|| {
+    // `parsed` is what the tree was parsed from (line separators in comments made line ends);
+    // spans count lines in the source as written.
+    let Some((tree, parsed)) = parse_faithfully(language, text.clone()).or_else(|| {
         facts.push(Fact {
             kind: dynamic(
                 DynamicKind::AnalysisLimit,
@@ -295,7 +304,7 @@ fn analyze_at(
         out.push_at(fact.span, fact.kind);
     }
     report_parse_errors(&tree, &mut out);
-    fidelity::report(language, &tree, &text, &mut out);
+    fidelity::report(language, &tree, &parsed, &mut out);
     let (ir, too_deep, strict_mode, dialect): (
         ir::Ir,
         Vec<(usize, usize)>,
@@ -303,11 +312,11 @@ fn analyze_at(
         &'static dyn dialect::Dialect,
     ) = match language {
         Language::Python => {
-            let lowered = python::lower(tree.root_node(), &text);
+            let lowered = python::lower(tree.root_node(), &parsed);
             (lowered.ir, lowered.too_deep, false, &python::PYTHON)
         }
         Language::JavaScript => {
-            let lowered = javascript::lower(tree.root_node(), &text);
+            let lowered = javascript::lower(tree.root_node(), &parsed);
             (
                 lowered.ir,
                 lowered.too_deep,
@@ -329,7 +338,7 @@ fn analyze_at(
             ),
         );
     }
-    let mut engine = engine::Engine::new(&ir, &text, dialect, out, context, role, strict_mode);
+    let mut engine = engine::Engine::new(&ir, &parsed, dialect, out, context, role, strict_mode);
     engine.run();
     let nested = std::mem::take(&mut engine.nested);
     let carried = (role == Role::SessionCall || nested.iter().any(|n| n.context.is_none()))
@@ -464,8 +473,8 @@ fn lone_carriage_returns_as_newlines(text: String) -> String {
 }
 
 /// Parses, and where the parser's view differs from the interpreter's, makes them agree
-/// first: JavaScript ends a comment at U+2028 and U+2029 too, so those inside comments become
-/// line ends (the same number of bytes) and the code after them is parsed.
+/// first: JavaScript ends a comment (a hashbang line too) at U+2028 and U+2029, so those inside
+/// comments become line ends (the same number of bytes) and the code after them is parsed.
 fn parse_faithfully(language: Language, text: String) -> Option<(Tree, String)> {
     let tree = parse(language, &text)?;
     if language != Language::JavaScript || !(text.contains('\u{2028}') || text.contains('\u{2029}'))
@@ -474,7 +483,7 @@ fn parse_faithfully(language: Language, text: String) -> Option<(Tree, String)> 
     }
     let mut comments = Vec::new();
     syntax::walk(&tree, |node| {
-        if matches!(node.kind(), "comment" | "html_comment") {
+        if matches!(node.kind(), "comment" | "html_comment" | "hash_bang_line") {
             comments.push(node.byte_range());
         }
         Some(true)

@@ -7,7 +7,9 @@
 //!   CPython runs at module level is dead code inside a function to the analyzer). Also an
 //!   indentation of 65536 columns or more, past the scanner's counter.
 //! - JavaScript: `<!--` and `-->` outside literals and comments, which Node reads as comments
-//!   to the end of the line in a script (tree-sitter as operators); `await` and `yield` where
+//!   to the end of the line in a script (tree-sitter as operators), and the HTML-like comments
+//!   tree-sitter does read as comments: it ends the statement before one, where Node goes on
+//!   (`x = a` then `--> …` then `/probe(1)/g` divides by a call); `await` and `yield` where
 //!   a script may read them as names (outside an async function or a generator, or bound as
 //!   names), which tree-sitter reads as operators.
 
@@ -89,10 +91,14 @@ fn report_javascript(tree: &Tree, text: &str, out: &mut Collector) {
     let mut module = false;
     let mut suspects: Vec<Node> = Vec::new();
     let mut names: Vec<Node> = Vec::new();
+    let mut html_comments: Vec<Node> = Vec::new();
     super::syntax::walk(tree, |node| {
         match node.kind() {
             "string" | "regex" | "comment" | "html_comment" => {
                 literals.push((node.start_byte(), node.end_byte()));
+                if node.kind() == "html_comment" {
+                    html_comments.push(node);
+                }
                 return Some(false);
             }
             // a template's text is a literal, its substitutions code
@@ -143,6 +149,15 @@ fn report_javascript(tree: &Tree, text: &str, out: &mut Collector) {
                  function or a generator): move it into one, or make the file a module",
             );
         }
+    }
+    for node in html_comments {
+        push(
+            out,
+            node.start_byte(),
+            node.end_byte(),
+            "an HTML-like comment (`<!--` or `-->`): Node and the analyzer may end the statement \
+             before it differently; use `//`",
+        );
     }
     for marker in ["<!--", "-->"] {
         for (at, _) in text.match_indices(marker) {

@@ -280,7 +280,11 @@ fn analyze_at(
     }
     // `parsed` is what the tree was parsed from (line separators in comments made line ends);
     // spans count lines in the source as written.
-    let Some((tree, parsed)) = parse_faithfully(language, text.clone()).or_else(|| {
+    let Some(Parsed {
+        tree,
+        text: parsed,
+        unsettled,
+    }) = parse_faithfully(language, text.clone()).or_else(|| {
         facts.push(Fact {
             kind: dynamic(
                 DynamicKind::AnalysisLimit,
@@ -289,7 +293,8 @@ fn analyze_at(
             span: start_span,
         });
         None
-    }) else {
+    })
+    else {
         let analysis = Analysis {
             language,
             facts,
@@ -304,6 +309,15 @@ fn analyze_at(
         out.push_at(fact.span, fact.kind);
     }
     report_parse_errors(&tree, &mut out);
+    if unsettled {
+        out.push_at(
+            start_span,
+            dynamic(
+                DynamicKind::ParseError,
+                "comments that line separators (U+2028, U+2029) end, nested too deep to read",
+            ),
+        );
+    }
     fidelity::report(language, &tree, &parsed, &mut out);
     let (ir, too_deep, strict_mode, dialect): (
         ir::Ir,
@@ -472,39 +486,75 @@ fn lone_carriage_returns_as_newlines(text: String) -> String {
     String::from_utf8(out).unwrap_or(text)
 }
 
+/// Rounds of parsing again after line separators ended comments. A round ends the first
+/// comment of each line that hid more; a source that needs more rounds is refused.
+const MAX_SEPARATOR_ROUNDS: usize = 8;
+
+/// A tree, and the text it was parsed from.
+struct Parsed {
+    tree: Tree,
+    text: String,
+    /// Separators still ended comments after the last round: the tree may hide code.
+    unsettled: bool,
+}
+
 /// Parses, and where the parser's view differs from the interpreter's, makes them agree
-/// first: JavaScript ends a comment (a hashbang line too) at U+2028 and U+2029, so those inside
-/// comments become line ends (the same number of bytes) and the code after them is parsed.
-fn parse_faithfully(language: Language, text: String) -> Option<(Tree, String)> {
-    let tree = parse(language, &text)?;
-    if language != Language::JavaScript || !(text.contains('\u{2028}') || text.contains('\u{2029}'))
-    {
-        return Some((tree, text));
+/// first: JavaScript ends a line comment (`//`, HTML-like, a hashbang line) at U+2028 and
+/// U+2029 too, so the first of those in each becomes a line end (the same number of bytes)
+/// and the text is parsed again: what followed is code, whose own strings keep their
+/// separators (`'a\<U+2028>b'` is `"ab"`) and whose own comments end at theirs, next round.
+/// In a block comment every separator becomes a line end (a comment with one is a line end
+/// to Node's semicolon insertion).
+fn parse_faithfully(language: Language, mut text: String) -> Option<Parsed> {
+    let mut tree = parse(language, &text)?;
+    if language != Language::JavaScript || !text.contains(['\u{2028}', '\u{2029}']) {
+        return Some(Parsed {
+            tree,
+            text,
+            unsettled: false,
+        });
     }
-    let mut comments = Vec::new();
-    syntax::walk(&tree, |node| {
+    for _ in 0..MAX_SEPARATOR_ROUNDS {
+        let ends = separators_ending_comments(&tree, &text);
+        if ends.is_empty() {
+            return Some(Parsed {
+                tree,
+                text,
+                unsettled: false,
+            });
+        }
+        for at in ends {
+            text.replace_range(at..at + 3, "\n  ");
+        }
+        tree = parse(language, &text)?;
+    }
+    let unsettled = !separators_ending_comments(&tree, &text).is_empty();
+    Some(Parsed {
+        tree,
+        text,
+        unsettled,
+    })
+}
+
+/// The offsets of the separators that end a comment to Node, or make a line end of one: the
+/// first in each line comment, every one in a block comment.
+fn separators_ending_comments(tree: &Tree, text: &str) -> Vec<usize> {
+    let mut ends = Vec::new();
+    syntax::walk(tree, |node| {
         if matches!(node.kind(), "comment" | "html_comment" | "hash_bang_line") {
-            comments.push(node.byte_range());
+            let body = &text[node.byte_range()];
+            let found = body
+                .match_indices(['\u{2028}', '\u{2029}'])
+                .map(|(at, _)| node.start_byte() + at);
+            if body.starts_with("/*") {
+                ends.extend(found);
+            } else {
+                ends.extend(found.take(1));
+            }
         }
         Some(true)
     });
-    let mut patched = text.clone();
-    let mut changed = false;
-    for range in comments {
-        let body = &text[range.clone()];
-        for separator in ['\u{2028}', '\u{2029}'] {
-            for (at, _) in body.match_indices(separator) {
-                let at = range.start + at;
-                patched.replace_range(at..at + 3, "\n  ");
-                changed = true;
-            }
-        }
-    }
-    if !changed {
-        return Some((tree, text));
-    }
-    let tree = parse(language, &patched)?;
-    Some((tree, patched))
+    ends
 }
 
 fn dynamic(kind: DynamicKind, detail: impl Into<String>) -> FactKind {

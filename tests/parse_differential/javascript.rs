@@ -274,7 +274,10 @@ function label(node) {{
   }}
   return null;
 }}
-const isId = (n) => n && n.type === 'Literal' && typeof n.value === 'number' && n.value >= FIRST && n.value < LAST;
+// an id, or an id awaited (an ES module's `probe(await(1))` passes the id)
+const isId = (n) => n && (n.type === 'AwaitExpression' ? isId(n.argument)
+  : n.type === 'Literal' && typeof n.value === 'number' && n.value >= FIRST && n.value < LAST);
+const idOf = (n) => (n.type === 'AwaitExpression' ? idOf(n.argument) : n.value);
 const bound = new Set();
 function bindings(target) {{
   if (!target) return;
@@ -288,7 +291,7 @@ function bindings(target) {{
 }}
 function visit(node, scopes, out) {{
   if ((node.type === 'CallExpression' || node.type === 'NewExpression') && node.callee.type === 'Identifier' && isId(node.arguments[0]))
-    out.push([node.arguments[0].value, node.callee.name, text(node.arguments[1]), scopes]);
+    out.push([idOf(node.arguments[0]), node.callee.name, text(node.arguments[1]), scopes]);
   // a tag called with a template that holds only an id: the analyzer reads its text as the argument
   if (node.type === 'TaggedTemplateExpression' && node.tag.type === 'Identifier' && node.quasi.expressions.length === 0) {{
     const cooked = Number(node.quasi.quasis[0].value.cooked);

@@ -18,6 +18,7 @@ mod javascript;
 mod pathtext;
 mod python;
 mod query;
+mod separators;
 mod syntax;
 mod text;
 
@@ -314,7 +315,7 @@ fn analyze_at(
             start_span,
             dynamic(
                 DynamicKind::ParseError,
-                "comments that line separators (U+2028, U+2029) end, nested too deep to read",
+                "line comments that line separators (U+2028, U+2029) end, nested too deep to read",
             ),
         );
     }
@@ -486,7 +487,7 @@ fn lone_carriage_returns_as_newlines(text: String) -> String {
     String::from_utf8(out).unwrap_or(text)
 }
 
-/// Rounds of parsing again after line separators ended comments. A round ends the first
+/// Rounds of parsing again after line separators became line ends. A round ends the first
 /// comment of each line that hid more; a source that needs more rounds is refused.
 const MAX_SEPARATOR_ROUNDS: usize = 8;
 
@@ -494,20 +495,17 @@ const MAX_SEPARATOR_ROUNDS: usize = 8;
 struct Parsed {
     tree: Tree,
     text: String,
-    /// Separators still ended comments after the last round: the tree may hide code.
+    /// Separators were still to become line ends after the last round: the tree may hide
+    /// code.
     unsettled: bool,
 }
 
 /// Parses, and where the parser's view differs from the interpreter's, makes them agree
-/// first: JavaScript ends a line comment (`//`, HTML-like, a hashbang line) at U+2028 and
-/// U+2029 too, so the first of those in each becomes a line end (the same number of bytes)
-/// and the text is parsed again: what followed is code, whose own strings keep their
-/// separators (`'a\<U+2028>b'` is `"ab"`) and whose own comments end at theirs, next round.
-/// In a block comment every separator becomes a line end (a comment with one is a line end
-/// to Node's semicolon insertion).
+/// first: a JavaScript line separator that ends a line to Node becomes a line feed, and the
+/// text is parsed again (see [`separators`]), until none is left.
 fn parse_faithfully(language: Language, mut text: String) -> Option<Parsed> {
     let mut tree = parse(language, &text)?;
-    if language != Language::JavaScript || !text.contains(['\u{2028}', '\u{2029}']) {
+    if language != Language::JavaScript {
         return Some(Parsed {
             tree,
             text,
@@ -515,7 +513,7 @@ fn parse_faithfully(language: Language, mut text: String) -> Option<Parsed> {
         });
     }
     for _ in 0..MAX_SEPARATOR_ROUNDS {
-        let ends = separators_ending_comments(&tree, &text);
+        let ends = separators::line_ends(&tree, &text);
         if ends.is_empty() {
             return Some(Parsed {
                 tree,
@@ -528,33 +526,12 @@ fn parse_faithfully(language: Language, mut text: String) -> Option<Parsed> {
         }
         tree = parse(language, &text)?;
     }
-    let unsettled = !separators_ending_comments(&tree, &text).is_empty();
+    let unsettled = !separators::line_ends(&tree, &text).is_empty();
     Some(Parsed {
         tree,
         text,
         unsettled,
     })
-}
-
-/// The offsets of the separators that end a comment to Node, or make a line end of one: the
-/// first in each line comment, every one in a block comment.
-fn separators_ending_comments(tree: &Tree, text: &str) -> Vec<usize> {
-    let mut ends = Vec::new();
-    syntax::walk(tree, |node| {
-        if matches!(node.kind(), "comment" | "html_comment" | "hash_bang_line") {
-            let body = &text[node.byte_range()];
-            let found = body
-                .match_indices(['\u{2028}', '\u{2029}'])
-                .map(|(at, _)| node.start_byte() + at);
-            if body.starts_with("/*") {
-                ends.extend(found);
-            } else {
-                ends.extend(found.take(1));
-            }
-        }
-        Some(true)
-    });
-    ends
 }
 
 fn dynamic(kind: DynamicKind, detail: impl Into<String>) -> FactKind {

@@ -175,10 +175,20 @@ fn report_javascript(tree: &Tree, text: &str, out: &mut Collector) {
 }
 
 /// The nearest function around a node (not a class body's static block: `await` is refused
-/// there).
+/// there). A method's computed name is outside it: `async [await(x)]() {}` runs `await(x)`
+/// where the class is.
 fn enclosing_function(node: Node) -> Option<Node> {
+    let mut child = node;
     let mut current = node.parent();
     while let Some(n) = current {
+        let from_name = n
+            .child_by_field_name("name")
+            .is_some_and(|name| name.id() == child.id());
+        child = n;
+        current = n.parent();
+        if from_name && n.kind() == "method_definition" {
+            continue;
+        }
         // a class field's initializer and a static block are functions of their own, never
         // async
         if matches!(
@@ -196,7 +206,6 @@ fn enclosing_function(node: Node) -> Option<Node> {
         ) {
             return Some(n);
         }
-        current = n.parent();
     }
     None
 }

@@ -5,7 +5,9 @@
 //! - Python: indentation with a tab after spaces. CPython moves a tab to the next multiple of
 //!   8 columns, tree-sitter's scanner adds 8, so the two may close different blocks (a line
 //!   CPython runs at module level is dead code inside a function to the analyzer). Also an
-//!   indentation of 65536 columns or more, past the scanner's counter.
+//!   indentation of 65536 columns or more, past the scanner's counter. And `:=` at the top of
+//!   an f-string's replacement field: CPython starts the format spec at the `:` (`f'{y:=x}'`
+//!   formats `y` with the spec `=x`), tree-sitter reads an assignment of `x` to `y`.
 //! - JavaScript: `<!--` and `-->` outside literals and comments, which Node reads as comments
 //!   to the end of the line in a script (tree-sitter as operators), and the HTML-like comments
 //!   tree-sitter does read as comments: it ends the statement before one, where Node goes on
@@ -24,7 +26,10 @@ const MAX_INDENT_COLUMNS: usize = 1 << 16;
 
 pub fn report(language: Language, tree: &Tree, text: &str, out: &mut Collector) {
     match language {
-        Language::Python => report_python_indentation(tree, text, out),
+        Language::Python => {
+            report_python_indentation(tree, text, out);
+            report_python_replacement_fields(tree, out);
+        }
         Language::JavaScript => report_javascript(tree, text, out),
     }
 }
@@ -84,6 +89,33 @@ fn report_python_indentation(tree: &Tree, text: &str, out: &mut Collector) {
         }
         offset += line.len();
     }
+}
+
+fn report_python_replacement_fields(tree: &Tree, out: &mut Collector) {
+    super::syntax::walk(tree, |node| {
+        if matches!(node.kind(), "interpolation" | "format_expression")
+            && let Some(expression) = node.child_by_field_name("expression")
+        {
+            let mut cursor = expression.walk();
+            let assigns = match expression.kind() {
+                "named_expression" => true,
+                "expression_list" | "pattern_list" => expression
+                    .named_children(&mut cursor)
+                    .any(|item| item.kind() == "named_expression"),
+                _ => false,
+            };
+            if assigns {
+                push(
+                    out,
+                    expression.start_byte(),
+                    expression.end_byte(),
+                    "`:=` in an f-string's replacement field starts Python's format spec, not an \
+                     assignment: put the assignment in parentheses",
+                );
+            }
+        }
+        Some(true)
+    });
 }
 
 fn report_javascript(tree: &Tree, text: &str, out: &mut Collector) {

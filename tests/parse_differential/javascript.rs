@@ -27,6 +27,11 @@ const POOLS: Pools = Pools {
         "get",
         "set",
         "probe\u{200c}",
+        "\u{2118}robe",
+        "\u{1d4ab}robe",
+        "\\u{1d4ab}robe",
+        "pro\\u200dbe",
+        "\u{2160}",
     ],
     spaces: &[
         "\t", "\x0b", "\x0c", "\u{a0}", "\u{feff}", "\u{1680}", "\u{2000}", "\u{2009}", "\u{202f}",
@@ -177,6 +182,50 @@ const ITEMS: &[&str] = &[
     "x = #!¤(§)",
     "x = 1 // ¤(§) \\⏎¤(§)",
     "x = '\\u{2028}'⏎¤(§)",
+    // a name before `/` divides; a keyword before it starts a regular expression
+    "await /¤(§)/g",
+    "yield /¤(§)/g",
+    "x = let /¤(§)/g",
+    "x = of /¤(§)/g",
+    "function r(){ return /¤(§)/g }",
+    "function* g(){ yield /¤(§)/g }",
+    "switch (1) { case /¤(§)/: ¤(§) }",
+    "x = void /¤(§)/g",
+    "x = a⏎/*/¤(§)/ */ / 2",
+    "x = a /*⏎*/ /¤(§)/g",
+    "x = {}/¤(§)/g",
+    "x = [] /¤(§)/g",
+    "x = `` /¤(§)/g",
+    "x = a.if /¤(§)/g",
+    "x = a.yield⏎/¤(§)/g",
+    // labels, and keywords as property names
+    "yield: ¤(§)",
+    "await: ¤(§)",
+    "let: ¤(§)",
+    "async: ¤(§)",
+    "x = { get: ¤(§), set: ¤(§), async: ¤(§), static: ¤(§) }",
+    "x = a.await(¤(§))",
+    "class K { static async *[¤(§)]() { ¤(§) } }",
+    "class K { #p = ¤(§); m(){ #p in this } }",
+    "class K { static⏎async⏎m(){ ¤(§) } }",
+    "x = new.target",
+    "for await (x of ¤(§));",
+    "x = (a)⏎=> ¤(§)",
+    "x = 1_000 + ¤(§)",
+    "x = 0.toString(¤(§))",
+    "x = 1.toString(¤(§))",
+    "x = 08.5 + ¤(§)",
+    "x = 0b1n + ¤(§)",
+    "'use\\x20strict'; var let = 1; ¤(§)",
+    "x = a⏎?.5:¤(§)",
+    // member calls, reported as `a.name`
+    "x = a.¤(§)",
+    "x = a?.¤(§)",
+    "x = a⏎.¤(§)",
+    "x = a /* */ .¤(§)",
+    "x = a.¤⏎(§)",
+    "x = a.¤`§`",
+    "x = a?.¤`§`",
 ];
 
 const SEPARATORS: &[&str] = &[
@@ -278,6 +327,14 @@ function label(node) {{
 const isId = (n) => n && (n.type === 'AwaitExpression' ? isId(n.argument)
   : n.type === 'Literal' && typeof n.value === 'number' && n.value >= FIRST && n.value < LAST);
 const idOf = (n) => (n.type === 'AwaitExpression' ? idOf(n.argument) : n.value);
+// `name`, or `name.member` (optional or not): the names the analyzer reports calls by
+function calleeName(callee) {{
+  if (callee.type === 'ChainExpression') return calleeName(callee.expression);
+  if (callee.type === 'Identifier') return callee.name;
+  if (callee.type === 'MemberExpression' && !callee.computed && callee.object.type === 'Identifier'
+      && callee.property.type === 'Identifier') return callee.object.name + '.' + callee.property.name;
+  return null;
+}}
 const bound = new Set();
 function bindings(target) {{
   if (!target) return;
@@ -290,15 +347,19 @@ function bindings(target) {{
   }}
 }}
 function visit(node, scopes, out) {{
-  if ((node.type === 'CallExpression' || node.type === 'NewExpression') && node.callee.type === 'Identifier' && isId(node.arguments[0]))
-    out.push([idOf(node.arguments[0]), node.callee.name, text(node.arguments[1]), scopes]);
-  // a tag called with a template that holds only an id: the analyzer reads its text as the argument
-  if (node.type === 'TaggedTemplateExpression' && node.tag.type === 'Identifier' && node.quasi.expressions.length === 0) {{
-    const cooked = Number(node.quasi.quasis[0].value.cooked);
-    if (cooked >= FIRST && cooked < LAST) out.push([cooked, node.tag.name, null, scopes]);
+  if ((node.type === 'CallExpression' || node.type === 'NewExpression') && calleeName(node.callee) && isId(node.arguments[0]))
+    out.push([idOf(node.arguments[0]), calleeName(node.callee), text(node.arguments[1]), scopes]);
+  // a tag called with a template whose text is an id: the analyzer reads that text as the argument
+  if (node.type === 'TaggedTemplateExpression' && calleeName(node.tag)) {{
+    const q = node.quasi;
+    let folded = q.quasis[0].value.cooked;
+    q.expressions.forEach((e, i) => {{ folded += isId(e) ? String(idOf(e)) : '?'; folded += q.quasis[i + 1].value.cooked; }});
+    const id = /^[0-9]+$/.test(folded) ? Number(folded) : NaN;
+    if (id >= FIRST && id < LAST) out.push([id, calleeName(node.tag), null, scopes]);
   }}
   // names the source binds: a call of one calls the snippet's own value, not a name
   for (const target of [node.type === 'VariableDeclarator' && node.id, node.type === 'AssignmentExpression' && node.left,
+      node.type === 'UpdateExpression' && node.argument,
       (node.type === 'FunctionDeclaration' || node.type === 'ClassDeclaration' || node.type === 'FunctionExpression' || node.type === 'ClassExpression') && node.id,
       node.type === 'CatchClause' && node.param,
       (node.type === 'ForInStatement' || node.type === 'ForOfStatement') && node.left, ...(node.params || [])]) bindings(target);
@@ -330,7 +391,8 @@ for (const source of JSON.parse(Buffer.from("{payload}", "base64").toString())) 
   const all = [];
   bound.clear();
   visit(tree, [], all);
-  const calls = all.filter((c) => !bound.has(c[1]));
+  const root = (name) => name.split('.')[0];
+  const calls = all.filter((c) => !bound.has(root(c[1])));
   if (goal === 'cjs') {{
     const ran = [];
     // what a call returns: callable, constructible, recording nothing (a name bound to it
@@ -345,10 +407,10 @@ for (const source of JSON.parse(Buffer.from("{payload}", "base64").toString())) 
       fn({{}}, () => ({{}}), {{}}, '/work/snippet.js', '/work', ...NAMES.map(recorder));
     }} catch (e) {{}}
     for (const [id, name] of ran) {{
-      if (!bound.has(name) && !calls.some((c) => c[0] === id && c[1] === name)) calls.push([id, name, null, null]);
+      if (!bound.has(root(name)) && !calls.some((c) => c[0] === id && c[1] === name)) calls.push([id, name, null, null]);
     }}
   }}
-  out.push({{ calls, goal, bound: all.filter((c) => bound.has(c[1])).map((c) => c[0]) }});
+  out.push({{ calls, goal, bound: all.filter((c) => bound.has(root(c[1]))).map((c) => c[0]) }});
 }}
 console.log(JSON.stringify(out));
 "#,

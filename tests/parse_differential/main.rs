@@ -38,7 +38,7 @@ use tree_sitter::Node;
 pub const FIRST_ID: u64 = 1000;
 pub const LAST_ID: u64 = 2000;
 
-const CASES_PER_LANGUAGE: usize = 4000;
+const CASES_PER_LANGUAGE: usize = 20000;
 const SEED: u64 = 0x5eed_9a45;
 
 /// Hands out the call ids of one source.

@@ -23,6 +23,12 @@ const POOLS: Pools = Pools {
         "type",
         "_",
         "ﬁle",
+        "ⅰval",
+        "\u{2118}robe",
+        "p\u{345}robe",
+        "probe\u{b7}",
+        "\u{309b}probe",
+        "\u{1d52d}robe",
     ],
     spaces: &[
         "\t", "\x0c", "\x0b", "\u{a0}", "\\\n", "\\\r\n", "\\\r", "\\\n\t", "\\\n\x0c", "",
@@ -172,6 +178,38 @@ const LINES: &[(&str, bool)] = &[
     ("f'{¤(§)!r}' f'{{'", false),
     ("t'{¤(§)}'", false),
     ("x = f'{¤(§):{'>'}10}'", false),
+    // `:=` in a replacement field starts a format spec, not an assignment
+    ("x = f'{y:=¤(§)}'", false),
+    ("x = f'{(y:=¤(§))}'", false),
+    ("x = f'{ ¤(§) = }'", false),
+    ("x = f'{¤(§)!r=}'", false),
+    ("x = f'{¤(§) # c}'", false),
+    ("x = f'{\"\\n\".join(¤(§))}'", false),
+    ("x = f'{(lambda: ¤(§))()}'", false),
+    ("x = f'{x:{¤(§)}{¤(§)}}'", false),
+    ("x = f'{x!r:^{¤(§)}}'", false),
+    ("x = f'{x:!{¤(§)}}'", false),
+    ("x = f'''{¤(§)}''' f'{¤(§)}'", false),
+    ("x = (f'{¤(§)}'⏎ f'{¤(§)}')", false),
+    ("x = 1 .real; ¤(§)", false),
+    ("x = 1.__class__; ¤(§)", false),
+    ("x = ...; ¤(§)", false),
+    ("type X[T: ¤(§)] = int", false),
+    ("def f[T](x=¤(§)): ¤(§)", false),
+    ("class C[T](¤(§)): ¤(§)", false),
+    ("with (¤(§) as a, ¤(§) as b): pass", false),
+    ("try: ¤(§)⏎except* E: ¤(§)", false),
+    ("print(*¤(§), **¤(§))", false),
+    ("@ ¤(§)⏎def d(): pass", false),
+    ("@(¤(§))⏎class D: pass", false),
+    ("x = 'a' \\⏎ '¤(§)'; ¤(§)", false),
+    ("x = \\⏎\\⏎¤(§)", false),
+    // member calls, reported as `a.name`
+    ("a.¤(§)", false),
+    ("a . ¤(§)", false),
+    ("a.\\⏎¤(§)", false),
+    ("(a⏎.¤(§))", false),
+    ("a.¤\x0c(§)", false),
 ];
 
 /// Lines that close no block to CPython: blank, whitespace, or a comment, at any indentation.
@@ -278,12 +316,20 @@ def text(node):
         return [ord(c) for c in node.value]
     return None
 
+def callee(func):
+    """`name` or `name.member`: the names the analyzer reports calls by."""
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+        return func.value.id + "." + func.attr
+    return None
+
 def visit(node, scopes, out):
-    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.args
+    if (isinstance(node, ast.Call) and callee(node.func) and node.args
             and isinstance(node.args[0], ast.Constant) and type(node.args[0].value) is int
             and FIRST <= node.args[0].value < LAST):
         second = text(node.args[1]) if len(node.args) > 1 else None
-        out.append([node.args[0].value, node.func.id, second, scopes])
+        out.append([node.args[0].value, callee(node.func), second, scopes])
     inner = scopes
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
         # decorators are outside what they decorate
@@ -335,8 +381,9 @@ for source in json.loads(base64.b64decode("{payload}")):
     calls = []
     visit(tree, [], calls)
     names = bound(tree)
-    out.append({{"calls": [c for c in calls if c[1] not in names],
-                 "bound": [c[0] for c in calls if c[1] in names]}})
+    own = [c[1].split(".")[0] in names for c in calls]
+    out.append({{"calls": [c for c, o in zip(calls, own) if not o],
+                 "bound": [c[0] for c, o in zip(calls, own) if o]}})
 print(json.dumps(out))
 "#,
         last = crate::LAST_ID,

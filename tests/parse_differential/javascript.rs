@@ -226,6 +226,23 @@ const ITEMS: &[&str] = &[
     "x = a.¤⏎(§)",
     "x = a.¤`§`",
     "x = a?.¤`§`",
+    // JSX-looking comparisons, escaped modifiers, comments that look like regexes
+    "x = a <b> ¤(§)",
+    "x = y<z>(¤(§))",
+    "x = a </¤(§)/ b",
+    "\\u0061sync function f(){ await(¤(§)) }",
+    "class K { st\\u0061tic m(){ ¤(§) } }",
+    "x = { \\u0061sync m(){ ¤(§) } }",
+    "x = { g\\u0065t m(){ ¤(§) } }",
+    "x = 1 /*/ ¤(§) /*/ + 2",
+    "x = 1 //*/ ¤(§)⏎+ 2",
+    "x = /[\\]/]/; ¤(§)",
+    "x = /a/v; ¤(§)",
+    "x = (async) => ¤(§)",
+    "async function* q(){ for await (x of y) ¤(§) }",
+    "x = a⏎(¤(§))⏎[¤(§)]",
+    "function* g(){ yield⏎/¤(§)/g }",
+    "x = `a${¤(§)}b${`c${¤(§)}`}`",
 ];
 
 const SEPARATORS: &[&str] = &[

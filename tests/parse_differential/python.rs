@@ -29,6 +29,11 @@ const POOLS: Pools = Pools {
         "probe\u{b7}",
         "\u{309b}probe",
         "\u{1d52d}robe",
+        // connector punctuation that NFKC makes `_`: CPython checks the name after it
+        "\u{fe4d}\u{fe4d}import\u{fe4d}\u{fe4d}",
+        "\u{ff3f}\u{ff3f}import\u{ff3f}\u{ff3f}",
+        "pro\u{fe4f}be",
+        "\u{2160}",
     ],
     spaces: &[
         "\t", "\x0c", "\x0b", "\u{a0}", "\\\n", "\\\r\n", "\\\r", "\\\n\t", "\\\n\x0c", "",
@@ -210,6 +215,21 @@ const LINES: &[(&str, bool)] = &[
     ("a.\\⏎¤(§)", false),
     ("(a⏎.¤(§))", false),
     ("a.¤\x0c(§)", false),
+    // prefixes in every case, f-strings in f-strings
+    ("Rf'{¤(§)}\\{'", false),
+    ("FR'{¤(§)}'", false),
+    ("bR'¤(§)'", false),
+    ("U'{¤(§)}'", false),
+    ("f'{f'{f'{¤(§)}'}'}'", false),
+    ("f'''{f'{¤(§)}'⏎}'''", false),
+    ("f'{1 + \\⏎¤(§)}'", false),
+    ("f'{(lambda x: ¤(§))(1)}'", false),
+    ("f'{'\\N{DIGIT ONE}'}{¤(§)}'", false),
+    ("f'{x:{{}}}{¤(§)}'", false),
+    ("match *a, b:⏎    case _: ¤(§)", false),
+    ("match a,:⏎    case _: ¤(§)", false),
+    ("match {¤(§): 1}:⏎    case {1: x}: ¤(§)", false),
+    ("x = 0_0 + 0o_7 + ¤(§)", false),
 ];
 
 /// Lines that close no block to CPython: blank, whitespace, or a comment, at any indentation.

@@ -254,6 +254,8 @@ const STARTS: &[&str] = &[
     "#!probe(1)\u{2028}",
     "#! probe(1)\r",
     "\u{feff}",
+    "\u{feff}#!probe(1)\n",
+    "\u{feff}#!/usr/bin/env node\u{2028}",
     "'use strict';\n",
     "\"use strict\"\n",
     "<!-- \n",
@@ -389,7 +391,9 @@ function visit(node, scopes, out) {{
   }}
 }}
 const out = [];
-for (const source of JSON.parse(Buffer.from("{payload}", "base64").toString())) {{
+for (const written of JSON.parse(Buffer.from("{payload}", "base64").toString())) {{
+  // Node's loader drops a byte order mark before compiling (so a hashbang may follow one)
+  const source = written.charCodeAt(0) === 0xfeff ? written.slice(1) : written;
   let goal = 'cjs';
   try {{
     vm.compileFunction(source, PARAMS, {{ filename: '/work/snippet.js' }});

@@ -809,7 +809,8 @@ print(search([1, 2, 3], 2, 0, 2))
 
     /// The engine over `code` with a budget of `steps`, as `analyze` runs it.
     fn kinds_with_budget(language: Language, code: &str, steps: u64) -> Vec<DynamicKind> {
-        let (tree, text) = parse_faithfully(language, code.to_owned()).expect("parses");
+        let Parsed { tree, text, .. } =
+            parse_faithfully(language, code.to_owned()).expect("parses");
         let (ir, dialect): (ir::Ir, &'static dyn dialect::Dialect) = match language {
             Language::Python => (python::lower(tree.root_node(), &text).ir, &python::PYTHON),
             Language::JavaScript => (

@@ -173,9 +173,9 @@ impl Analysis {
         self.steps
     }
 
-    /// The tree the facts were read from: parsed from the source with each U+2028 and U+2029
-    /// in a comment made a line end (the same bytes elsewhere), so the bytes of every code
-    /// node are the source's.
+    /// The tree the facts were read from: parsed from the source with each JavaScript U+2028
+    /// and U+2029 that ends a line to Node made a line feed (the same number of bytes), so the
+    /// bytes of every code node are the source's.
     pub fn tree(&self) -> Option<&Tree> {
         self.tree.as_ref()
     }
@@ -279,8 +279,8 @@ fn analyze_at(
             span,
         });
     }
-    // `parsed` is what the tree was parsed from (line separators in comments made line ends);
-    // spans count lines in the source as written.
+    // `parsed` is what the tree was parsed from (line separators made line feeds); spans
+    // count lines in the source as written.
     let Some(Parsed {
         tree,
         text: parsed,
@@ -487,8 +487,9 @@ fn lone_carriage_returns_as_newlines(text: String) -> String {
     String::from_utf8(out).unwrap_or(text)
 }
 
-/// Rounds of parsing again after line separators became line ends. A round ends the first
-/// comment of each line that hid more; a source that needs more rounds is refused.
+/// Rounds of parsing again after line separators became line feeds. Each round ends the first
+/// line comment that ran past one (today only a hashbang line does, so two rounds settle any
+/// source); a source still unsettled after these is refused rather than read half-way.
 const MAX_SEPARATOR_ROUNDS: usize = 8;
 
 /// A tree, and the text it was parsed from.

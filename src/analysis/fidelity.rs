@@ -13,7 +13,12 @@
 //!   tree-sitter does read as comments: it ends the statement before one, where Node goes on
 //!   (`x = a` then `--> …` then `/probe(1)/g` divides by a call); `await` and `yield` where
 //!   a script may read them as names (outside an async function or a generator, or bound as
-//!   names), which tree-sitter reads as operators.
+//!   names), which tree-sitter reads as operators. And an arrow function's `{`, which opens a
+//!   block to Node and may open an object to tree-sitter (`(eval) => {a: 1}` then a template
+//!   on the next line: tree-sitter puts the template in the arrow, where `eval` is its
+//!   parameter; Node ends the statement and runs the template with the global `eval`), or an
+//!   arrow function continued as an operand, callee or object (`() => {}` then `/a/g` on the
+//!   next line: a regular expression to Node, a division to tree-sitter).
 
 use tree_sitter::{Node, Tree};
 
@@ -124,6 +129,7 @@ fn report_javascript(tree: &Tree, text: &str, out: &mut Collector) {
     let mut suspects: Vec<Node> = Vec::new();
     let mut names: Vec<Node> = Vec::new();
     let mut html_comments: Vec<Node> = Vec::new();
+    let mut arrows: Vec<Node> = Vec::new();
     super::syntax::walk(tree, |node| {
         match node.kind() {
             "string" | "regex" | "comment" | "html_comment" => {
@@ -144,6 +150,7 @@ fn report_javascript(tree: &Tree, text: &str, out: &mut Collector) {
             }
             "import_statement" | "export_statement" => module = true,
             "await_expression" | "yield_expression" => suspects.push(node),
+            "arrow_function" => arrows.push(node),
             "identifier" | "shorthand_property_identifier_pattern"
                 if node
                     .utf8_text(text.as_bytes())
@@ -182,6 +189,11 @@ fn report_javascript(tree: &Tree, text: &str, out: &mut Collector) {
             );
         }
     }
+    for arrow in arrows {
+        if let Some(detail) = misread_arrow(arrow, text) {
+            push(out, arrow.start_byte(), arrow.end_byte(), detail);
+        }
+    }
     for node in html_comments {
         push(
             out,
@@ -204,6 +216,33 @@ fn report_javascript(tree: &Tree, text: &str, out: &mut Collector) {
             }
         }
     }
+}
+
+/// Why tree-sitter's reading of an arrow function cannot be Node's, if it cannot.
+fn misread_arrow(arrow: Node, text: &str) -> Option<&'static str> {
+    let body = arrow.child_by_field_name("body")?;
+    if body.kind() != "statement_block" && text.as_bytes().get(body.start_byte()) == Some(&b'{') {
+        return Some(
+            "an arrow function's `{` opens a block to Node, an object to the analyzer: wrap an \
+             object in parentheses (`=> ({...})`), or write the block's statements",
+        );
+    }
+    // An arrow function is a whole assignment expression: nothing goes on from it (Node ends
+    // the statement at the line end instead).
+    let parent = arrow.parent()?;
+    let operand = matches!(
+        parent.kind(),
+        "binary_expression"
+            | "call_expression"
+            | "member_expression"
+            | "subscript_expression"
+            | "ternary_expression"
+            | "update_expression"
+    ) && parent.start_byte() == arrow.start_byte();
+    operand.then_some(
+        "an arrow function continued as an operand: Node ends the statement after it; end it \
+         with `;` or wrap the function in parentheses",
+    )
 }
 
 /// The nearest function around a node (not a class body's static block: `await` is refused

@@ -243,6 +243,15 @@ const ITEMS: &[&str] = &[
     "x = a⏎(¤(§))⏎[¤(§)]",
     "function* g(){ yield⏎/¤(§)/g }",
     "x = `a${¤(§)}b${`c${¤(§)}`}`",
+    // a block or an object after `=>` and at a statement's start
+    "x = () => {a: ¤(§)}",
+    "x = () => ({a: ¤(§)})",
+    "({a: ¤(§)})",
+    "{a: ¤(§)}",
+    "x = () => {}⏎/¤(§)/g",
+    "x = () => {}⏎(¤(§))",
+    "x = function(){}⏎(¤(§))",
+    "function f(){}⏎(¤(§))",
 ];
 
 const SEPARATORS: &[&str] = &[

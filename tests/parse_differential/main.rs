@@ -390,6 +390,8 @@ async fn differences(language: Language) -> Vec<String> {
             let mut shown = format!("{difference}\n    in {source:?}");
             if std::env::var_os("PARSE_DIFF_TREES").is_some() {
                 shown.push_str(&format!("\n    tree-sitter: {}", tree_of(language, source)));
+                let facts = analyze(language, source.as_bytes()).facts;
+                shown.push_str(&format!("\n    facts: {facts:?}"));
             }
             by_kind.entry(kind).or_default().push(shown);
         }

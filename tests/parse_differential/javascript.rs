@@ -305,6 +305,27 @@ const ITEMS: &[&str] = &[
     "x = -¤(§) ** 2",
     "x = (-¤(§)) ** 2",
     "if (a) ¤(§); else if (b) ¤(§)",
+    "x = new a.b(¤(§))",
+    "x = a.b`${¤(§)}`",
+    "class K extends B { m(){ super.m(¤(§)) } constructor(){ super(¤(§)) } }",
+    "x = (0, ¤)(§)",
+    "x = a?.[¤(§)]",
+    "x = a => b => ¤(§)",
+    "x = [...a.¤(§)]",
+    "f(...¤(§), ...a.¤(§))",
+    "x = {...a.¤(§), [¤(§)]: ¤(§)}",
+    "x = a.b[c](¤(§))",
+    "x = (¤(§))(¤(§))",
+    "x = [¤(§)][0](¤(§))",
+    "x = ¤(§)(§)",
+    "x = ¤(§)`§`",
+    "x = !¤(§) + ~¤(§) - -¤(§)",
+    "x = a, ¤(§)",
+    "x = a in ¤(§)",
+    "x = ¤(§) ?? ¤(§)",
+    "export default ¤(§)",
+    "export function e(){ ¤(§) }",
+    "export { a as default }; ¤(§)",
 ];
 
 const SEPARATORS: &[&str] = &[
@@ -411,6 +432,8 @@ const idOf = (n) => (n.type === 'AwaitExpression' ? idOf(n.argument) : n.value);
 // `name`, or `name.member` (optional or not): the names the analyzer reports calls by
 function calleeName(callee) {{
   if (callee.type === 'ChainExpression') return calleeName(callee.expression);
+  // `(0, f)(x)` calls `f`
+  if (callee.type === 'SequenceExpression') return calleeName(callee.expressions[callee.expressions.length - 1]);
   if (callee.type === 'Identifier') return callee.name;
   if (callee.type === 'MemberExpression' && !callee.computed && callee.object.type === 'Identifier'
       && callee.property.type === 'Identifier') return callee.object.name + '.' + callee.property.name;

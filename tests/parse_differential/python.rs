@@ -271,6 +271,26 @@ const LINES: &[(&str, bool)] = &[
     ("async def q(): [y async for y in ¤(§)]; await ¤(§)", false),
     ("global g; g = ¤(§)", false),
     ("def f():⏎    nonlocal_name = ¤(§)⏎    def h(): ¤(§)", false),
+    // stars and double stars before every kind of expression
+    ("class C(*¤(§), **¤(§)): pass", false),
+    ("x = a[*¤(§)]", false),
+    ("x = a[*¤(§), 1]", false),
+    ("def g(): return *¤(§), 1", false),
+    ("def g(): yield *¤(§), 1", false),
+    ("for x in *¤(§), 1: pass", false),
+    ("x = *a.¤(§), 1", false),
+    ("x = {**a.¤(§)}", false),
+    ("x = [*-¤(§)]", false),
+    ("x = [*a + ¤(§)]", false),
+    ("x = [*a.b[¤(§)](¤(§))]", false),
+    ("async def q(): return [*await ¤(§)]", false),
+    ("x = [*(¤(§))]", false),
+    ("x = [*a[0].¤(§)]", false),
+    ("x = [*¤(§)(§)]", false),
+    ("x = {*¤(§).a}", false),
+    ("x = a.b[c](¤(§))", false),
+    ("x = (¤(§))(¤(§))", false),
+    ("x = [¤(§)][0](¤(§))", false),
 ];
 
 /// Lines that close no block to CPython: blank, whitespace, or a comment, at any indentation.

@@ -283,7 +283,11 @@ fn interpreter_reading(result: &serde_json::Value) -> Option<BTreeMap<u64, Vec<C
 
 /// How the two readings of one source differ, one line per difference, each starting with its
 /// kind.
-fn compare(seen: &BTreeMap<u64, Vec<Call>>, run: &BTreeMap<u64, Vec<Call>>) -> Vec<String> {
+fn compare(
+    language: Language,
+    seen: &BTreeMap<u64, Vec<Call>>,
+    run: &BTreeMap<u64, Vec<Call>>,
+) -> Vec<String> {
     let mut found = Vec::new();
     for (id, calls) in run {
         let Some(analyzer) = seen.get(id) else {
@@ -291,7 +295,10 @@ fn compare(seen: &BTreeMap<u64, Vec<Call>>, run: &BTreeMap<u64, Vec<Call>>) -> V
             continue;
         };
         for call in calls {
-            if !analyzer.iter().any(|a| a.name == call.name) {
+            if !analyzer
+                .iter()
+                .any(|a| a.name == canonical(language, &call.name))
+            {
                 found.push(format!(
                     "name: call {id} is `{}` to the interpreter, {:?} to the analyzer",
                     call.name,
@@ -327,6 +334,37 @@ fn compare(seen: &BTreeMap<u64, Vec<Call>>, run: &BTreeMap<u64, Vec<Call>>) -> V
     found
 }
 
+/// Pieces a mutation drops anywhere into a generated source: the combinations no template
+/// spells out (most make a source the interpreter rejects, which is skipped).
+const SHARDS: &[&str] = &[
+    "\u{2028}", "<!--", "-->", "/*", "*/", "//", "`", "${", "}", "{", "'", "\"", "\\", "\r",
+    "\x0c", "\t", "#", "\\\n", "=>", ";", "\n", "(", ")", "/", ":", "*", "@", "f'", "\\N",
+];
+
+/// The source with one to three shards dropped in at random places.
+fn mutated(rng: &mut Rng, mut source: String) -> String {
+    for _ in 0..1 + rng.below(3) {
+        let at = rng.below(source.len() + 1);
+        if source.is_char_boundary(at) {
+            source.insert_str(at, rng.word(SHARDS));
+        }
+    }
+    source
+}
+
+/// A name as the analyzer spells every name of the same meaning: Python's platform modules
+/// are `os` (`nt.system` is `os.system`).
+fn canonical(language: Language, name: &str) -> String {
+    if language == Language::Python {
+        for (alias, meaning) in [("posixpath", "os.path"), ("posix", "os"), ("nt", "os")] {
+            if name == alias || name.starts_with(&format!("{alias}.")) {
+                return format!("{meaning}{}", &name[alias.len()..]);
+            }
+        }
+    }
+    name.to_owned()
+}
+
 fn generate(language: Language) -> Vec<String> {
     let seed = std::env::var("PARSE_DIFF_SEED")
         .ok()
@@ -338,9 +376,16 @@ fn generate(language: Language) -> Vec<String> {
         .unwrap_or(CASES_PER_LANGUAGE);
     let mut rng = Rng::new(seed ^ language as u64);
     (0..count)
-        .map(|_| match language {
-            Language::Python => python::source(&mut rng),
-            Language::JavaScript => javascript::source(&mut rng),
+        .map(|_| {
+            let source = match language {
+                Language::Python => python::source(&mut rng),
+                Language::JavaScript => javascript::source(&mut rng),
+            };
+            if rng.chance(25) {
+                mutated(&mut rng, source)
+            } else {
+                source
+            }
         })
         .collect()
 }
@@ -385,7 +430,7 @@ async fn differences(language: Language) -> Vec<String> {
         for id in result["bound"].as_array().unwrap() {
             seen.remove(&id.as_u64().unwrap());
         }
-        for difference in compare(&seen, &run) {
+        for difference in compare(language, &seen, &run) {
             let kind = difference.split(':').next().unwrap().to_owned();
             let mut shown = format!("{difference}\n    in {source:?}");
             if std::env::var_os("PARSE_DIFF_TREES").is_some() {

@@ -443,6 +443,8 @@ def bound(tree):
             names.add((node.asname or node.name).split(".")[0])
         elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
             names.add(node.name)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            names.add(node.name)
         elif isinstance(node, (ast.Global, ast.Nonlocal)):
             names.update(node.names)
         elif isinstance(node, ast.TypeAlias):

@@ -425,10 +425,14 @@ function label(node) {{
   }}
   return null;
 }}
-// an id, or an id awaited (an ES module's `probe(await(1))` passes the id)
-const isId = (n) => n && (n.type === 'AwaitExpression' ? isId(n.argument)
-  : n.type === 'Literal' && typeof n.value === 'number' && n.value >= FIRST && n.value < LAST);
-const idOf = (n) => (n.type === 'AwaitExpression' ? idOf(n.argument) : n.value);
+// an id (a number, or its digits as a string: the analyzer's arguments are text), or an id
+// awaited (an ES module's `probe(await(1))` passes the id)
+const digits = (v) => typeof v === 'number' || (typeof v === 'string' && /^[0-9]+$/.test(v));
+const idOf = (n) => (!n ? NaN : n.type === 'AwaitExpression' ? idOf(n.argument)
+  : n.type === 'Literal' && digits(n.value) ? Number(n.value)
+  : n.type === 'TemplateLiteral' && n.expressions.length === 0 && digits(n.quasis[0].value.cooked)
+    ? Number(n.quasis[0].value.cooked) : NaN);
+const isId = (n) => idOf(n) >= FIRST && idOf(n) < LAST;
 // `name`, or `name.member` (optional or not): the names the analyzer reports calls by
 function calleeName(callee) {{
   if (callee.type === 'ChainExpression') return calleeName(callee.expression);

@@ -169,6 +169,10 @@ fn analyzer_reading(language: Language, source: &str) -> Reading {
         if within_string(node) {
             continue;
         }
+        // `args` leaves out arguments that do not fold: the id must be the first one
+        if !first_argument_holds(node, text, id) {
+            continue;
+        }
         calls.entry(id).or_default().push(Call {
             name: name.clone(),
             text: args.get(1).map(|t| units(language, t)),
@@ -183,6 +187,35 @@ fn tree_of(language: Language, source: &str) -> String {
     let mut parser = tree_sitter::Parser::new();
     parser.set_language(&grammar(language)).unwrap();
     parser.parse(source, None).unwrap().root_node().to_sexp()
+}
+
+/// Whether the first argument of the call at `node` spells `id` (`1000`, `"1000"`,
+/// `await(1000)`, a template `` `1000` ``).
+fn first_argument_holds(node: Node, text: &str, id: u64) -> bool {
+    let mut current = Some(node);
+    while let Some(n) = current {
+        if matches!(n.kind(), "call" | "call_expression" | "new_expression") {
+            let Some(arguments) = n.child_by_field_name("arguments") else {
+                return true;
+            };
+            let mut cursor = arguments.walk();
+            let first = arguments
+                .named_children(&mut cursor)
+                .find(|a| !matches!(a.kind(), "comment" | "line_continuation"));
+            // a tagged template's argument is the template itself
+            let first = if arguments.kind() == "template_string" {
+                Some(arguments)
+            } else {
+                first
+            };
+            return first.is_some_and(|a| {
+                a.utf8_text(text.as_bytes())
+                    .is_ok_and(|t| t.contains(&id.to_string()))
+            });
+        }
+        current = n.parent();
+    }
+    true
 }
 
 fn within_string(node: Node) -> bool {

@@ -397,6 +397,16 @@ def text(node):
         return [ord(c) for c in node.value]
     return None
 
+def ident(arg):
+    """A call id: a number, or its digits as a string (the analyzer's arguments are text)."""
+    if isinstance(arg, ast.Constant):
+        value = arg.value
+        if type(value) is str and value.isascii() and value.isdigit():
+            value = int(value)
+        if type(value) is int and FIRST <= value < LAST:
+            return value
+    return None
+
 def callee(func):
     """`name` or `name.member`: the names the analyzer reports calls by."""
     if isinstance(func, ast.Name):
@@ -406,11 +416,9 @@ def callee(func):
     return None
 
 def visit(node, scopes, out):
-    if (isinstance(node, ast.Call) and callee(node.func) and node.args
-            and isinstance(node.args[0], ast.Constant) and type(node.args[0].value) is int
-            and FIRST <= node.args[0].value < LAST):
+    if isinstance(node, ast.Call) and callee(node.func) and node.args and ident(node.args[0]):
         second = text(node.args[1]) if len(node.args) > 1 else None
-        out.append([node.args[0].value, callee(node.func), second, scopes])
+        out.append([ident(node.args[0]), callee(node.func), second, scopes])
     inner = scopes
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
         # decorators are outside what they decorate

@@ -208,9 +208,15 @@ fn first_argument_holds(node: Node, text: &str, id: u64) -> bool {
             } else {
                 first
             };
+            // a backslash may continue a string or template across lines: `100\<newline>0`
+            let joined = |t: &str| {
+                ["\\\r\n", "\\\n", "\\\r", "\\\u{2028}", "\\\u{2029}"]
+                    .iter()
+                    .fold(t.to_owned(), |t, continuation| t.replace(continuation, ""))
+            };
             return first.is_some_and(|a| {
                 a.utf8_text(text.as_bytes())
-                    .is_ok_and(|t| t.contains(&id.to_string()))
+                    .is_ok_and(|t| joined(t).contains(&id.to_string()))
             });
         }
         current = n.parent();

@@ -5,12 +5,21 @@
 //! - Python: indentation with a tab after spaces. CPython moves a tab to the next multiple of
 //!   8 columns, tree-sitter's scanner adds 8, so the two may close different blocks (a line
 //!   CPython runs at module level is dead code inside a function to the analyzer). Also an
-//!   indentation of 65536 columns or more, past the scanner's counter.
+//!   indentation of 65536 columns or more, past the scanner's counter. And `:=` at the top of
+//!   an f-string's replacement field: CPython starts the format spec at the `:` (`f'{y:=x}'`
+//!   formats `y` with the spec `=x`), tree-sitter reads an assignment of `x` to `y`.
 //! - JavaScript: `<!--` and `-->` outside literals and comments, which Node reads as comments
-//!   to the end of the line in a script (tree-sitter as operators); `await` and `yield` where
+//!   to the end of the line in a script (tree-sitter as operators), and the HTML-like comments
+//!   tree-sitter does read as comments: it ends the statement before one, where Node goes on
+//!   (`x = a` then `--> …` then `/probe(1)/g` divides by a call); `await` and `yield` where
 //!   a script may read them as names (outside an async function or a generator, or bound as
 //!   names), which tree-sitter reads as operators; spaces beyond ASCII between tokens, where
-//!   tree-sitter's scanner may end a statement Node continues.
+//!   tree-sitter's scanner may end a statement Node continues. And an arrow function's `{`,
+//!   which opens a block to Node and may open an object to tree-sitter (`(eval) => {a: 1}` then
+//!   a template on the next line: tree-sitter puts the template in the arrow, where `eval` is
+//!   its parameter; Node ends the statement and runs the template with the global `eval`), or
+//!   an arrow function continued as an operand, callee or object (`() => {}` then `/a/g` on the
+//!   next line: a regular expression to Node, a division to tree-sitter).
 
 use tree_sitter::{Node, Tree};
 
@@ -23,7 +32,10 @@ const MAX_INDENT_COLUMNS: usize = 1 << 16;
 
 pub fn report(language: Language, tree: &Tree, text: &str, out: &mut Collector) {
     match language {
-        Language::Python => report_python_indentation(tree, text, out),
+        Language::Python => {
+            report_python_indentation(tree, text, out);
+            report_python_replacement_fields(tree, out);
+        }
         Language::JavaScript => report_javascript(tree, text, out),
     }
 }
@@ -85,15 +97,47 @@ fn report_python_indentation(tree: &Tree, text: &str, out: &mut Collector) {
     }
 }
 
+fn report_python_replacement_fields(tree: &Tree, out: &mut Collector) {
+    super::syntax::walk(tree, |node| {
+        if matches!(node.kind(), "interpolation" | "format_expression")
+            && let Some(expression) = node.child_by_field_name("expression")
+        {
+            let mut cursor = expression.walk();
+            let assigns = match expression.kind() {
+                "named_expression" => true,
+                "expression_list" | "pattern_list" => expression
+                    .named_children(&mut cursor)
+                    .any(|item| item.kind() == "named_expression"),
+                _ => false,
+            };
+            if assigns {
+                push(
+                    out,
+                    expression.start_byte(),
+                    expression.end_byte(),
+                    "`:=` in an f-string's replacement field starts Python's format spec, not an \
+                     assignment: put the assignment in parentheses",
+                );
+            }
+        }
+        Some(true)
+    });
+}
+
 fn report_javascript(tree: &Tree, text: &str, out: &mut Collector) {
     let mut literals: Vec<(usize, usize)> = Vec::new();
     let mut module = false;
     let mut suspects: Vec<Node> = Vec::new();
     let mut names: Vec<Node> = Vec::new();
+    let mut html_comments: Vec<Node> = Vec::new();
+    let mut arrows: Vec<Node> = Vec::new();
     super::syntax::walk(tree, |node| {
         match node.kind() {
             "string" | "regex" | "comment" | "html_comment" => {
                 literals.push((node.start_byte(), node.end_byte()));
+                if node.kind() == "html_comment" {
+                    html_comments.push(node);
+                }
                 return Some(false);
             }
             // a template's text is a literal, its substitutions code
@@ -107,6 +151,7 @@ fn report_javascript(tree: &Tree, text: &str, out: &mut Collector) {
             }
             "import_statement" | "export_statement" => module = true,
             "await_expression" | "yield_expression" => suspects.push(node),
+            "arrow_function" => arrows.push(node),
             "identifier" | "shorthand_property_identifier_pattern"
                 if node
                     .utf8_text(text.as_bytes())
@@ -144,6 +189,20 @@ fn report_javascript(tree: &Tree, text: &str, out: &mut Collector) {
                  function or a generator): move it into one, or make the file a module",
             );
         }
+    }
+    for arrow in arrows {
+        if let Some(detail) = misread_arrow(arrow, text) {
+            push(out, arrow.start_byte(), arrow.end_byte(), detail);
+        }
+    }
+    for node in html_comments {
+        push(
+            out,
+            node.start_byte(),
+            node.end_byte(),
+            "an HTML-like comment (`<!--` or `-->`): Node and the analyzer may end the statement \
+             before it differently; use `//`",
+        );
     }
     for marker in ["<!--", "-->"] {
         for (at, _) in text.match_indices(marker) {
@@ -191,11 +250,48 @@ fn report_unicode_spaces(text: &str, literals: &[(usize, usize)], out: &mut Coll
     }
 }
 
+/// Why tree-sitter's reading of an arrow function cannot be Node's, if it cannot.
+fn misread_arrow(arrow: Node, text: &str) -> Option<&'static str> {
+    let body = arrow.child_by_field_name("body")?;
+    if body.kind() != "statement_block" && text.as_bytes().get(body.start_byte()) == Some(&b'{') {
+        return Some(
+            "an arrow function's `{` opens a block to Node, an object to the analyzer: wrap an \
+             object in parentheses (`=> ({...})`), or write the block's statements",
+        );
+    }
+    // An arrow function is a whole assignment expression: nothing goes on from it (Node ends
+    // the statement at the line end instead).
+    let parent = arrow.parent()?;
+    let operand = matches!(
+        parent.kind(),
+        "binary_expression"
+            | "call_expression"
+            | "member_expression"
+            | "subscript_expression"
+            | "ternary_expression"
+            | "update_expression"
+    ) && parent.start_byte() == arrow.start_byte();
+    operand.then_some(
+        "an arrow function continued as an operand: Node ends the statement after it; end it \
+         with `;` or wrap the function in parentheses",
+    )
+}
+
 /// The nearest function around a node (not a class body's static block: `await` is refused
-/// there).
+/// there). A method's computed name is outside it: `async [await(x)]() {}` runs `await(x)`
+/// where the class is.
 fn enclosing_function(node: Node) -> Option<Node> {
+    let mut child = node;
     let mut current = node.parent();
     while let Some(n) = current {
+        let from_name = n
+            .child_by_field_name("name")
+            .is_some_and(|name| name.id() == child.id());
+        child = n;
+        current = n.parent();
+        if from_name && n.kind() == "method_definition" {
+            continue;
+        }
         // a class field's initializer and a static block are functions of their own, never
         // async
         if matches!(
@@ -213,7 +309,6 @@ fn enclosing_function(node: Node) -> Option<Node> {
         ) {
             return Some(n);
         }
-        current = n.parent();
     }
     None
 }

@@ -18,6 +18,7 @@ mod javascript;
 mod pathtext;
 mod python;
 mod query;
+mod separators;
 mod syntax;
 mod text;
 
@@ -172,6 +173,13 @@ impl Analysis {
         self.steps
     }
 
+    /// The tree the facts were read from: parsed from the source with each JavaScript U+2028
+    /// and U+2029 that ends a line to Node made a line feed (the same number of bytes), so the
+    /// bytes of every code node are the source's.
+    pub fn tree(&self) -> Option<&Tree> {
+        self.tree.as_ref()
+    }
+
     /// Runs a raw tree-sitter query over the snippet, within the query's match and time limits.
     /// Returns the spans of the nodes captured as `@match` (or of each whole match).
     pub fn query(&self, query: &RawQuery) -> Result<Vec<Span>, String> {
@@ -271,7 +279,13 @@ fn analyze_at(
             span,
         });
     }
-    let Some((tree, text)) = parse_faithfully(language, text.clone()).or_else(|| {
+    // `parsed` is what the tree was parsed from (line separators made line feeds); spans
+    // count lines in the source as written.
+    let Some(Parsed {
+        tree,
+        text: parsed,
+        unsettled,
+    }) = parse_faithfully(language, text.clone()).or_else(|| {
         facts.push(Fact {
             kind: dynamic(
                 DynamicKind::AnalysisLimit,
@@ -280,7 +294,8 @@ fn analyze_at(
             span: start_span,
         });
         None
-    }) else {
+    })
+    else {
         let analysis = Analysis {
             language,
             facts,
@@ -295,7 +310,16 @@ fn analyze_at(
         out.push_at(fact.span, fact.kind);
     }
     report_parse_errors(&tree, &mut out);
-    fidelity::report(language, &tree, &text, &mut out);
+    if unsettled {
+        out.push_at(
+            start_span,
+            dynamic(
+                DynamicKind::ParseError,
+                "line comments that line separators (U+2028, U+2029) end, nested too deep to read",
+            ),
+        );
+    }
+    fidelity::report(language, &tree, &parsed, &mut out);
     let (ir, too_deep, strict_mode, dialect): (
         ir::Ir,
         Vec<(usize, usize)>,
@@ -303,11 +327,11 @@ fn analyze_at(
         &'static dyn dialect::Dialect,
     ) = match language {
         Language::Python => {
-            let lowered = python::lower(tree.root_node(), &text);
+            let lowered = python::lower(tree.root_node(), &parsed);
             (lowered.ir, lowered.too_deep, false, &python::PYTHON)
         }
         Language::JavaScript => {
-            let lowered = javascript::lower(tree.root_node(), &text);
+            let lowered = javascript::lower(tree.root_node(), &parsed);
             (
                 lowered.ir,
                 lowered.too_deep,
@@ -329,7 +353,7 @@ fn analyze_at(
             ),
         );
     }
-    let mut engine = engine::Engine::new(&ir, &text, dialect, out, context, role, strict_mode);
+    let mut engine = engine::Engine::new(&ir, &parsed, dialect, out, context, role, strict_mode);
     engine.run();
     let nested = std::mem::take(&mut engine.nested);
     let carried = (role == Role::SessionCall || nested.iter().any(|n| n.context.is_none()))
@@ -463,39 +487,52 @@ fn lone_carriage_returns_as_newlines(text: String) -> String {
     String::from_utf8(out).unwrap_or(text)
 }
 
+/// Rounds of parsing again after line separators became line feeds. Each round ends the first
+/// line comment that ran past one (today only a hashbang line does, so two rounds settle any
+/// source); a source still unsettled after these is refused rather than read half-way.
+const MAX_SEPARATOR_ROUNDS: usize = 8;
+
+/// A tree, and the text it was parsed from.
+struct Parsed {
+    tree: Tree,
+    text: String,
+    /// Separators were still to become line ends after the last round: the tree may hide
+    /// code.
+    unsettled: bool,
+}
+
 /// Parses, and where the parser's view differs from the interpreter's, makes them agree
-/// first: JavaScript ends a comment at U+2028 and U+2029 too, so those inside comments become
-/// line ends (the same number of bytes) and the code after them is parsed.
-fn parse_faithfully(language: Language, text: String) -> Option<(Tree, String)> {
-    let tree = parse(language, &text)?;
-    if language != Language::JavaScript || !(text.contains('\u{2028}') || text.contains('\u{2029}'))
-    {
-        return Some((tree, text));
+/// first: a JavaScript line separator that ends a line to Node becomes a line feed, and the
+/// text is parsed again (see [`separators`]), until none is left.
+fn parse_faithfully(language: Language, mut text: String) -> Option<Parsed> {
+    let mut tree = parse(language, &text)?;
+    if language != Language::JavaScript {
+        return Some(Parsed {
+            tree,
+            text,
+            unsettled: false,
+        });
     }
-    let mut comments = Vec::new();
-    syntax::walk(&tree, |node| {
-        if matches!(node.kind(), "comment" | "html_comment") {
-            comments.push(node.byte_range());
+    for _ in 0..MAX_SEPARATOR_ROUNDS {
+        let ends = separators::line_ends(&tree, &text);
+        if ends.is_empty() {
+            return Some(Parsed {
+                tree,
+                text,
+                unsettled: false,
+            });
         }
-        Some(true)
-    });
-    let mut patched = text.clone();
-    let mut changed = false;
-    for range in comments {
-        let body = &text[range.clone()];
-        for separator in ['\u{2028}', '\u{2029}'] {
-            for (at, _) in body.match_indices(separator) {
-                let at = range.start + at;
-                patched.replace_range(at..at + 3, "\n  ");
-                changed = true;
-            }
+        for at in ends {
+            text.replace_range(at..at + 3, "\n  ");
         }
+        tree = parse(language, &text)?;
     }
-    if !changed {
-        return Some((tree, text));
-    }
-    let tree = parse(language, &patched)?;
-    Some((tree, patched))
+    let unsettled = !separators::line_ends(&tree, &text).is_empty();
+    Some(Parsed {
+        tree,
+        text,
+        unsettled,
+    })
 }
 
 fn dynamic(kind: DynamicKind, detail: impl Into<String>) -> FactKind {
@@ -773,7 +810,8 @@ print(search([1, 2, 3], 2, 0, 2))
 
     /// The engine over `code` with a budget of `steps`, as `analyze` runs it.
     fn kinds_with_budget(language: Language, code: &str, steps: u64) -> Vec<DynamicKind> {
-        let (tree, text) = parse_faithfully(language, code.to_owned()).expect("parses");
+        let Parsed { tree, text, .. } =
+            parse_faithfully(language, code.to_owned()).expect("parses");
         let (ir, dialect): (ir::Ir, &'static dyn dialect::Dialect) = match language {
             Language::Python => (python::lower(tree.root_node(), &text).ir, &python::PYTHON),
             Language::JavaScript => (

@@ -56,9 +56,16 @@ impl KindNames {
 /// children most nodes have it costs a fraction of creating a cursor and stepping it.
 const CHILDREN_READ_BY_INDEX: usize = 12;
 
-/// The named children of a node, comments excluded.
+/// The named children of a node, comments and Python's line continuations excluded: a
+/// backslash ending a line may stand between any two tokens (`*\<newline>f(x)`), and is no
+/// operand.
 pub fn named_children<'t>(node: Node<'t>, kinds: &KindNames) -> Vec<Node<'t>> {
-    let is_code = |c: &Node| !matches!(kinds.of(*c), "comment" | "html_comment");
+    let is_code = |c: &Node| {
+        !matches!(
+            kinds.of(*c),
+            "comment" | "html_comment" | "line_continuation"
+        )
+    };
     let count = node.named_child_count();
     if count <= CHILDREN_READ_BY_INDEX {
         return (0..count as u32)

@@ -7,6 +7,7 @@
 
 pub mod http;
 pub mod oauth;
+pub mod rng;
 
 use std::time::Duration;
 

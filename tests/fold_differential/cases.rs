@@ -3,34 +3,11 @@
 
 use code_sandbox_mcp::analysis::Language;
 
+use crate::common::rng::Rng;
+
 /// Cases generated per language (before keeping those the analyzer folds).
 const CASES_PER_LANGUAGE: usize = 12000;
 const SEED: u64 = 0x5eed_f01d;
-
-/// A small deterministic generator (SplitMix64): the same cases on every run.
-pub struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    fn pick<'t, T>(&mut self, items: &'t [T]) -> &'t T {
-        &items[self.below(items.len())]
-    }
-    fn word(&mut self, items: &[&'static str]) -> &'static str {
-        items[self.below(items.len())]
-    }
-    fn chance(&mut self, percent: u64) -> bool {
-        self.next() % 100 < percent
-    }
-}
 
 /// Characters that stress folds: ASCII controls and separators, Unicode whitespace, characters
 /// whose case mapping changes length or leaves ASCII, combining and astral characters.
@@ -161,7 +138,7 @@ pub fn python_literal(rng: &mut Rng) -> String {
         match rng.below(12) {
             0 => body.push_str(&format!("\\x{:02x}", rng.below(256))),
             1 => body.push_str(&format!("\\{:o}", rng.below(512))),
-            2 => body.push_str(&format!("\\u{:04x}", rng.next() % 0x10000)),
+            2 => body.push_str(&format!("\\u{:04x}", rng.next_u64() % 0x10000)),
             3 => body.push_str(rng.word(&[
                 "\\U0001f600",
                 "\\U00110000",
@@ -229,8 +206,8 @@ pub fn js_literal(rng: &mut Rng) -> String {
         match rng.below(12) {
             0 => body.push_str(&format!("\\x{:02x}", rng.below(256))),
             1 => body.push_str(&format!("\\{:o}", rng.below(300))),
-            2 => body.push_str(&format!("\\u{:04x}", rng.next() % 0x10000)),
-            3 => body.push_str(&format!("\\u{{{:x}}}", rng.next() % 0x110100)),
+            2 => body.push_str(&format!("\\u{:04x}", rng.next_u64() % 0x10000)),
+            3 => body.push_str(&format!("\\u{{{:x}}}", rng.next_u64() % 0x110100)),
             4 => body.push_str(rng.word(&[
                 "\\ud83d\\ude00",
                 "\\uD83D\\u{DE00}",
@@ -739,7 +716,7 @@ pub fn generate(language: Language) -> Vec<Case> {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(SEED);
-    let mut rng = Rng(seed ^ language as u64);
+    let mut rng = Rng::new(seed ^ language as u64);
     (0..CASES_PER_LANGUAGE)
         .map(|_| {
             let depth = 1 + rng.below(3);

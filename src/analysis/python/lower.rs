@@ -1018,6 +1018,51 @@ impl<'s> Lower<'s> {
     }
 
     fn expr_inner(&mut self, node: Node) -> NodeId {
+        let (start, end) = (node.start_byte(), node.end_byte());
+        // tree-sitter reads `[*g(1)]` and `x = *a.b, c` as calling or reading a member of
+        // `*g`; CPython unpacks the whole `g(1)`: the chain is lowered whole, inside the
+        // unpacking (the `*` at its base lowers to what it unpacks)
+        if matches!(node.kind_name(), "call" | "attribute" | "subscript")
+            && !self.is_chain_base(node)
+            && self.splat_base(node).is_some()
+        {
+            let id = self.b.open(start, end);
+            let chain = self.expr_unwrapped(node);
+            self.b.close(id, Kind::Spread(chain));
+            return id;
+        }
+        self.expr_unwrapped(node)
+    }
+
+    /// The `*x` or `**x` a call, member or subscript chain starts from, if it starts from one.
+    fn splat_base<'t>(&self, mut node: Node<'t>) -> Option<Node<'t>> {
+        loop {
+            let base = match node.kind_name() {
+                "call" => field(node, self.f.function),
+                "attribute" => field(node, self.f.object),
+                "subscript" => field(node, self.f.object).or(field(node, self.f.value)),
+                "list_splat" | "dictionary_splat" => return Some(node),
+                _ => None,
+            };
+            node = base?;
+        }
+    }
+
+    /// Whether `node` is the callee, object or subscripted value of its parent.
+    fn is_chain_base(&self, node: Node) -> bool {
+        let Some(parent) = node.parent() else {
+            return false;
+        };
+        let base = match parent.kind_name() {
+            "call" => field(parent, self.f.function),
+            "attribute" => field(parent, self.f.object),
+            "subscript" => field(parent, self.f.object).or(field(parent, self.f.value)),
+            _ => None,
+        };
+        base.is_some_and(|b| b.id() == node.id())
+    }
+
+    fn expr_unwrapped(&mut self, node: Node) -> NodeId {
         let f = self.f;
         let (start, end) = (node.start_byte(), node.end_byte());
         match node.kind_name() {
@@ -1227,6 +1272,9 @@ impl<'s> Lower<'s> {
                 let value = self.opt_expr(field(node, f.value));
                 self.b.close(id, Kind::Pair { key, value });
                 id
+            }
+            "list_splat" | "dictionary_splat" if self.is_chain_base(node) => {
+                self.opt_expr(named_children(node).first().copied())
             }
             "list_splat" | "dictionary_splat" | "parenthesized_list_splat" => {
                 let id = self.b.open(start, end);

@@ -149,6 +149,10 @@ pub enum DynamicKind {
     HugeAllocation,
     /// Source the parser could not read as the language; the analysis may be incomplete.
     ParseError,
+    /// Source the interpreter reads differently from the analyzer's parser (a tab after spaces
+    /// in Python's indentation, `<!--` or a Unicode space between tokens in a Node script):
+    /// what would run is not what was judged.
+    MisreadSource,
     /// A PEP 263 coding cookie naming an encoding other than UTF-8: Python would decode the
     /// file differently from how it was analyzed.
     CodingCookie,
@@ -165,13 +169,14 @@ pub enum DynamicKind {
 }
 
 impl DynamicKind {
-    pub const ALL: [DynamicKind; 10] = [
+    pub const ALL: [DynamicKind; 11] = [
         DynamicKind::CodeEval,
         DynamicKind::DynamicImport,
         DynamicKind::DynamicAttribute,
         DynamicKind::Introspection,
         DynamicKind::HugeAllocation,
         DynamicKind::ParseError,
+        DynamicKind::MisreadSource,
         DynamicKind::CodingCookie,
         DynamicKind::AnalysisLimit,
         DynamicKind::UntrackedValue,
@@ -186,6 +191,7 @@ impl DynamicKind {
             DynamicKind::Introspection => "introspection",
             DynamicKind::HugeAllocation => "huge-allocation",
             DynamicKind::ParseError => "parse-error",
+            DynamicKind::MisreadSource => "misread-source",
             DynamicKind::CodingCookie => "coding-cookie",
             DynamicKind::AnalysisLimit => "analysis-limit",
             DynamicKind::UntrackedValue => "untracked-value",

@@ -1,6 +1,7 @@
 //! Source the interpreter reads differently from tree-sitter. Every rule judges tree-sitter's
 //! tree, so where the tree and the interpreter disagree, code the analyzer never saw runs
-//! (or code it saw does not): each such construct is a parse error, whatever it does.
+//! (or code it saw does not): each such construct is refused (`misread-source`, denied by
+//! every gating policy), whatever it does.
 //!
 //! - Python: indentation with a tab after spaces. CPython moves a tab to the next multiple of
 //!   8 columns, tree-sitter's scanner adds 8, so the two may close different blocks (a line
@@ -42,7 +43,7 @@ pub fn report(language: Language, tree: &Tree, text: &str, out: &mut Collector) 
 
 fn push(out: &mut Collector, start: usize, end: usize, detail: &str) {
     let span = out.span_of(start, end);
-    out.push_at(span, dynamic(DynamicKind::ParseError, detail));
+    out.push_at(span, dynamic(DynamicKind::MisreadSource, detail));
 }
 
 fn report_python_indentation(tree: &Tree, text: &str, out: &mut Collector) {

@@ -314,7 +314,7 @@ fn analyze_at(
         out.push_at(
             start_span,
             dynamic(
-                DynamicKind::ParseError,
+                DynamicKind::MisreadSource,
                 "line comments that line separators (U+2028, U+2029) end, nested too deep to read",
             ),
         );

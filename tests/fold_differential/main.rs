@@ -52,7 +52,7 @@ fn folded(language: Language, case: &Case) -> Option<String> {
         matches!(
             f.kind,
             FactKind::Dynamic {
-                kind: DynamicKind::ParseError,
+                kind: DynamicKind::ParseError | DynamicKind::MisreadSource,
                 ..
             }
         )

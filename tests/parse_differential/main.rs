@@ -131,6 +131,7 @@ fn analyzer_reading(language: Language, source: &str) -> Reading {
             f.kind,
             FactKind::Dynamic {
                 kind: DynamicKind::ParseError
+                    | DynamicKind::MisreadSource
                     | DynamicKind::CodingCookie
                     | DynamicKind::AnalysisLimit,
                 ..

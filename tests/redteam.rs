@@ -571,6 +571,10 @@ fn strict_judges_a_later_call_by_what_earlier_code_may_still_write() {
             "import logging\ndef stamp(record):\n    global name\n    name = open('p.txt').read()\n    return True\nlogging.getLogger('audit').addFilter(stamp)\n",
             "import logging\nname = 'notes.txt'\nlogging.getLogger('audit').warning('x')\nprint(open(name).read())\n",
         ],
+        &[
+            "import logging\nclass System:\n    class path:\n        join = staticmethod(lambda *p: open('p.txt').read())\ndef stamp(record):\n    global os\n    os = System\n    return True\nlogging.getLogger('audit').addFilter(stamp)\n",
+            "import logging\nimport os\nlogging.getLogger('audit').warning('x')\nprint(open(os.path.join('data', 'notes.txt')).read())\n",
+        ],
     ];
     const JAVASCRIPT_DENIED: &[&[&str]] = &[
         &[
@@ -976,6 +980,35 @@ fn strict_denies_the_twelfth_pass_classes() {
     ];
     const JAVASCRIPT: &[&str] = &[
         "const fs = require('fs');\nfor (const fd of [5, 6]) console.log(fs.readFileSync(fd, 'utf8'));\n",
+    ];
+    assert_strict_denies_each(PYTHON, JAVASCRIPT);
+}
+
+/// The thirteenth pass's classes: a name with more than one binding folded through the one a
+/// rule trusts (a module or builtin rebound to the snippet's own object, by a function, a
+/// block, a closure or a second binding), `.query` and path methods skipped because the
+/// object "resolves", a parenthesized docstring, numpy classes as object dtypes, an ndarray
+/// subclass over bytes, and scipy objects' arrays changed after their check.
+#[test]
+fn strict_denies_the_thirteenth_pass_classes() {
+    const PYTHON: &[&str] = &[
+        "import os\nclass System:\n    class path:\n        join = staticmethod(lambda *p: open('h.txt').read())\nif True:\n    os = System\nprint(open(os.path.join('data', 'n.txt')).read())\n",
+        "import os\nclass System:\n    class path:\n        join = staticmethod(lambda *p: open('h.txt').read())\ndef swap():\n    global os\n    os = System\nswap()\nprint(open(os.path.join('data', 'n.txt')).read())\n",
+        "import timeit\npick = str\ndef pick(text):\n    return open('c.txt').read()\ntimeit.timeit(pick('1 + 1'), number=1)\n",
+        "import pandas as pd\ndef frame():\n    return None\nframe = pd.DataFrame({'a': [1]})\nprint(frame.query(open('q.txt').read()))\n",
+        "import math\nfrom pathlib import Path\nlink = math\nlink = Path('link.txt')\nlink.symlink_to(open('t.txt').read())\n",
+        "import pandas as pd\nhow = len\nhow = 'qu' + 'ery'\nprint(pd.DataFrame({'a': [1]}).agg(how, expr=open('q.txt').read()))\n",
+        "import doctest\ndef report():\n    (\"\"\"\n    >>> import os\n    >>> os.popen('id').read()\n    \"\"\")\ndoctest.testmod()\n",
+        "import numpy as np\ncells = np.ndarray((1,), dtype=np.ndarray, buffer=bytearray(8))\n",
+        "import numpy as np\nclass Cells(np.ndarray):\n    pass\ncells = Cells((1,), dtype=object, buffer=bytearray(8))\n",
+        "import numpy as np\nfrom scipy import sparse\nm = sparse.csr_matrix(np.eye(3))\nm.data = np.zeros(1)\nprint(m @ np.ones(3))\n",
+        "import numpy as np\nfrom scipy.interpolate import BSpline\nb = BSpline(np.arange(5.0), np.ones(4), 0)\nb.c = np.zeros(1)\n",
+    ];
+    const JAVASCRIPT: &[&str] = &[
+        "var path = require('path');\nconst fs = require('fs');\nfunction swap() { path = { join: () => fs.readFileSync('h.txt', 'utf8') }; }\nswap();\nconsole.log(fs.readFileSync(path.join('data', 'n.txt'), 'utf8'));\n",
+        "const fs = require('fs');\nlet { join } = require('path');\njoin = () => fs.readFileSync('h.txt', 'utf8');\nconsole.log(fs.readFileSync(join('data', 'n.txt'), 'utf8'));\n",
+        "const fs = require('fs');\nlet pick = String;\npick = () => './helper.dat';\nrequire(pick('fs'));\n",
+        "const fs = require('fs');\nlet B = Buffer;\nB = { from: () => ({ toString: () => fs.readFileSync('h.txt', 'utf8') }) };\nconsole.log(fs.readFileSync(B.from('notes.txt').toString(), 'utf8'));\n",
     ];
     assert_strict_denies_each(PYTHON, JAVASCRIPT);
 }

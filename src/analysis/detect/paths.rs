@@ -35,7 +35,7 @@ pub fn report(e: &mut Engine, call: NodeId) {
     let Kind::Attr { object, name } = e.ir.kind(callee) else {
         return;
     };
-    if !e.resolve(object, 0).is_empty() && !e.is_carried_name(object) {
+    if e.is_only_known(object) && !e.is_carried_name(object) {
         return; // a module's or builtin's function, judged by name
     }
     let method = e.name(name).to_owned();

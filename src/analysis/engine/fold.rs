@@ -385,14 +385,44 @@ impl<'a> Engine<'a> {
         found.map(str::to_owned)
     }
 
+    /// True when the name a dotted callee starts from (`os` of `os.path.join`) means only
+    /// modules and their members: bound elsewhere to the snippet's own object as well (`os =
+    /// System`), its members are that object's too, which the resolver may not list.
+    fn root_is_only(&mut self, callee: NodeId, depth: usize) -> bool {
+        let mut root = self.ir.unparen(callee);
+        while let Kind::Attr { object, .. } = self.ir.kind(root) {
+            root = self.ir.unparen(object);
+        }
+        if root == self.ir.unparen(callee) {
+            return true; // a plain name: its meanings were checked as the callee's
+        }
+        let meanings = self.resolve(root, depth).to_vec();
+        !meanings.is_empty()
+            && meanings
+                .iter()
+                .all(|m| !m.held && matches!(m.value, Value::Module(_) | Value::Name(_)))
+            && self.is_only_known(root)
+    }
+
     fn fold_call(&mut self, id: NodeId, depth: usize) -> Option<String> {
         let ir = self.ir;
         let Kind::Call { callee, .. } = ir.kind(id) else {
             return None;
         };
         // Functions first: `codecs.decode(s, 'rot13')` is a call of `codecs.decode`, not
-        // the `.decode()` method of a string.
-        for m in self.resolve(callee, depth).to_vec() {
+        // the `.decode()` method of a string. A callee that may also be something else (a
+        // name rebound to the snippet's own function) folds to nothing: its result may be
+        // whatever that function returns.
+        let callees = self.resolve(callee, depth).to_vec();
+        let all_string_functions = callees.iter().all(|m| {
+            !m.held
+                && matches!(m.value, Value::Name(p) | Value::Module(p)
+                    if self.dialect.string_function(self.paths.text(p)).is_some())
+        });
+        if !callees.is_empty() && (!all_string_functions || !self.root_is_only(callee, depth)) {
+            return None;
+        }
+        for m in callees {
             let (Value::Name(p) | Value::Module(p)) = m.value else {
                 continue;
             };
@@ -934,10 +964,12 @@ impl<'a> Engine<'a> {
         let Kind::Call { callee, .. } = ir.kind(ir.unparen(buffer)) else {
             return self.fold(buffer, depth).map(|s| s.to_string());
         };
-        let is_from = self
-            .resolve(callee, depth)
-            .iter()
-            .any(|m| matches!(m.value, Value::Name(p) if self.paths.text(p) == "Buffer.from"));
+        let callees = self.resolve(callee, depth).to_vec();
+        let is_from = !callees.is_empty()
+            && callees
+                .iter()
+                .all(|m| matches!(m.value, Value::Name(p) if self.paths.text(p) == "Buffer.from"))
+            && self.root_is_only(callee, depth);
         if !is_from {
             return None;
         }

@@ -295,6 +295,62 @@ impl<'a> Engine<'a> {
             .unwrap_or_default()
     }
 
+    /// True when every value `id` may hold is among its meanings: a module, a library's name,
+    /// or the snippet's own function or class, bound by imports, definitions and assignments
+    /// of such values only. `resolve` lists what it knows; a name also bound to a call's
+    /// result (`frame = math; frame = pd.DataFrame(...)`) holds more than it lists, and a
+    /// rule that trusts its meanings ("a module's function, judged by name") must not.
+    pub fn is_only_known(&mut self, id: NodeId) -> bool {
+        self.only_known_at(id, 0)
+    }
+
+    fn only_known_at(&mut self, id: NodeId, depth: usize) -> bool {
+        if depth > MAX_SHAPE_DEPTH || self.resolve(id, 0).is_empty() {
+            return false;
+        }
+        let id = self.ir.unparen(id);
+        match self.ir.kind(id) {
+            Kind::Attr { object, .. } => self.only_known_at(object, depth + 1),
+            Kind::Name(sym) => {
+                let lookup =
+                    self.scopes
+                        .lookup(sym, self.scopes.scope_of(id), self.dialect.declaring());
+                let module_level = lookup.scopes.is_empty()
+                    || lookup.scopes.contains(&super::scopes::MODULE_SCOPE);
+                // A session's earlier code (a log filter, a getter) may rebind it at any time.
+                if module_level
+                    && self.written_by_earlier_code(sym, || self.is_lexical_module_name(sym))
+                {
+                    return false;
+                }
+                if lookup.scopes.is_empty() {
+                    return true; // a builtin, a global, an earlier call's binding: as resolved
+                }
+                self.every_bind(sym, id, |e, bind| {
+                    let Some(parent) = e.ir.parent(bind) else {
+                        return false;
+                    };
+                    match e.ir.kind(parent) {
+                        Kind::Import { .. }
+                        | Kind::ImportItem { .. }
+                        | Kind::Function { .. }
+                        | Kind::Class { .. } => true,
+                        Kind::Assign { targets, value } if e.ir.list(targets).contains(&bind) => {
+                            e.only_known_at(value, depth + 1)
+                        }
+                        Kind::Decl {
+                            target,
+                            value: Some(value),
+                            ..
+                        } if target == bind => e.only_known_at(value, depth + 1),
+                        _ => false,
+                    }
+                })
+            }
+            _ => true,
+        }
+    }
+
     /// Whether the name used at `at` is set somewhere in its first scope and every `Bind`
     /// node that sets it passes `test` (false for a name nothing binds): how a detection asks
     /// "is this name only ever a regex match / the parts of a URL / ...".

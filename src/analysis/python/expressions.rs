@@ -36,7 +36,7 @@ pub fn report(e: &mut Engine, call: NodeId) {
         );
         return;
     }
-    if !e.resolve(object, 0).is_empty() || is_made_by(e, object, &["sklearn.", "scipy."]) {
+    if e.is_only_known(object) || is_constructed_by(e, object, &["sklearn.", "scipy."]) {
         return;
     }
     let text = if e.splatted(call) {
@@ -95,21 +95,37 @@ pub fn report_value(e: &mut Engine, id: NodeId) {
 /// True when the object is the parts of a URL (`urllib.parse.urlparse(u).query` is text): a
 /// name bound only to what a `urllib.parse` function returns.
 fn is_url_parts(e: &mut Engine, object: NodeId) -> bool {
-    is_made_by(e, object, &["urllib.parse."])
+    is_made_by(e, object, &["urllib.parse."], false)
 }
 
-/// True when the object is what a function or class of those libraries returns, called right
-/// there or bound to a name only that way: a scikit-learn or scipy object's `query` is its
-/// own (`KDTree(X).query(points)`), never pandas' expression evaluator.
-fn is_made_by(e: &mut Engine, object: NodeId, libraries: &[&str]) -> bool {
+/// True when the object is an instance of a class of those libraries, constructed right there
+/// or bound to a name only that way: a scikit-learn or scipy object's `query` is its own
+/// (`KDTree(X).query(points)`), never pandas' expression evaluator. (Their functions may
+/// return a frame: `clone(frame, safe=False)`.)
+pub(super) fn is_constructed_by(e: &mut Engine, object: NodeId, libraries: &[&str]) -> bool {
+    is_made_by(e, object, libraries, true)
+}
+
+/// True when the object is what a function or class of those libraries returns (only classes
+/// when `classes`), called right there or bound to a name only that way.
+pub(super) fn is_made_by(
+    e: &mut Engine,
+    object: NodeId,
+    libraries: &[&str],
+    classes: bool,
+) -> bool {
     let object = e.ir.unparen(object);
     let made = |e: &mut Engine, value: NodeId| match e.ir.kind(e.ir.unparen(value)) {
         Kind::Call { callee, .. } => {
             let names = e.names_of(callee);
             !names.is_empty()
-                && names
-                    .iter()
-                    .all(|n| libraries.iter().any(|l| n.starts_with(l)))
+                && names.iter().all(|n| {
+                    libraries.iter().any(|l| n.starts_with(l))
+                        && (!classes
+                            || n.rsplit('.')
+                                .next()
+                                .is_some_and(|last| last.starts_with(char::is_uppercase)))
+                })
         }
         _ => false,
     };
@@ -280,7 +296,7 @@ fn may_be_unread_text(e: &mut Engine, value: NodeId, depth: usize) -> bool {
     if let Some(text) = e.fold(value, 0) {
         return EXPRESSION_METHODS.contains(&&*text);
     }
-    if !e.resolve(value, 0).is_empty() || e.is_numeric(value) {
+    if e.is_only_known(value) || e.is_numeric(value) {
         return false;
     }
     match e.ir.kind(value) {

@@ -190,12 +190,24 @@ impl<'s> Lower<'s> {
         self.b.list_since(mark)
     }
 
+    /// A statement that is only a constant string: CPython's docstring, parenthesized or not
+    /// (`("doc")` is the same constant to the compiler).
     fn is_docstring(&self, node: Node) -> bool {
-        node.kind_name() == "expression_statement"
-            && matches!(
-                named_children(node).as_slice(),
-                [s] if matches!(s.kind_name(), "string" | "concatenated_string")
-            )
+        if node.kind_name() != "expression_statement" {
+            return false;
+        }
+        let children = named_children(node);
+        let [first] = children.as_slice() else {
+            return false;
+        };
+        let mut inner = *first;
+        while inner.kind_name() == "parenthesized_expression" {
+            match named_children(inner).as_slice() {
+                [only] => inner = *only,
+                _ => return false,
+            }
+        }
+        matches!(inner.kind_name(), "string" | "concatenated_string")
     }
 
     /// The statements of a `block` node (or of any node holding statements).

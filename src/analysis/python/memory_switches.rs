@@ -3,11 +3,15 @@
 //! the interpreter reuses for its own objects, and from there can undo anything done
 //! in-process. An array of objects over bytes the snippet wrote (`np.ndarray((1,),
 //! dtype=object, buffer=...)`, a record array with an object field) turns any number into an
-//! object reference: a forged object at any address. So `refcheck=` is allowed only as `True`
-//! (and a `resize` given a `**` mapping may carry it), and an array over a buffer only with a
-//! dtype proven to hold no objects.
+//! object reference: a forged object at any address. scipy's objects check the arrays they
+//! are built from once, and their native code trusts whatever arrays they hold afterwards
+//! (`m.data = np.zeros(1)`, `m.col[:] = ...`, `spline.c = ...`: reads past the arrays' ends).
+//! So `refcheck=` is allowed only as `True` (and a `resize` given a `**` mapping may carry
+//! it), an array over a buffer only with a dtype proven to hold no objects, and a scipy
+//! object's attributes are not written (build a new one instead).
 
 use crate::analysis::engine::Engine;
+use crate::analysis::engine::meaning::Value;
 use crate::analysis::facts::DynamicKind;
 use crate::analysis::ir::{ConstKind, Kind, NodeId, Splat};
 
@@ -56,6 +60,7 @@ fn switched_off(e: &mut Engine, at: NodeId) {
 /// keyword) and the dtype's (keywords that may also give it, record arrays' `formats`).
 const OVER_BYTES: &[(&str, usize, &str, usize, &[&str])] = &[
     ("numpy.ndarray", 2, "buffer", 1, &["dtype"]),
+    ("numpy.memmap", 0, "filename", 1, &["dtype"]),
     ("numpy.recarray", 2, "buf", 1, &["dtype", "formats"]),
     (
         "numpy.rec.fromstring",
@@ -90,7 +95,8 @@ const OVER_BYTES: &[(&str, usize, &str, usize, &[&str])] = &[
 ];
 
 fn report_arrays_over_bytes(e: &mut Engine, call: NodeId, callee: NodeId) {
-    let names = e.names_of(callee);
+    let mut names = e.names_of(callee);
+    names.extend(base_names(e, callee, 0));
     for &(name, at, keyword, dtype_at, dtype_keywords) in OVER_BYTES {
         if !names.iter().any(|n| n == name) || e.arg(call, at, keyword).is_none() {
             continue;
@@ -113,8 +119,84 @@ fn report_arrays_over_bytes(e: &mut Engine, call: NodeId, callee: NodeId) {
     }
 }
 
-/// A dtype proven to hold no Python objects: a type code or spec without `O`, a numpy scalar
-/// type other than `object_`, a numeric builtin, or a structured dtype written out of those.
+/// The names of the library classes a class of the snippet's derives from (`class
+/// Cells(np.ndarray)`: constructing `Cells` runs `numpy.ndarray`'s constructor).
+fn base_names(e: &mut Engine, class: NodeId, depth: usize) -> Vec<String> {
+    if depth > 3 {
+        return Vec::new();
+    }
+    let classes: Vec<NodeId> = e
+        .resolve(class, 0)
+        .iter()
+        .filter_map(|m| match m.value {
+            Value::Local(node) if matches!(e.ir.kind(node), Kind::Class { .. }) => Some(node),
+            _ => None,
+        })
+        .collect();
+    let mut names = Vec::new();
+    for class in classes {
+        let bases: Vec<NodeId> = (0..e.ir.nodes.len() as NodeId)
+            .filter(|&id| e.ir.parent(id) == Some(class))
+            .filter_map(|id| match e.ir.kind(id) {
+                Kind::Arg {
+                    name: None, value, ..
+                } => Some(value),
+                _ => None,
+            })
+            .collect();
+        for base in bases {
+            names.extend(e.names_of(base));
+            names.extend(base_names(e, base, depth + 1));
+        }
+    }
+    names
+}
+
+/// numpy's scalar types that hold numbers, booleans, text or times, never objects.
+const NUMERIC_TYPES: &[&str] = &[
+    "bool",
+    "bool_",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "intp",
+    "uintp",
+    "int_",
+    "uint",
+    "intc",
+    "uintc",
+    "byte",
+    "ubyte",
+    "short",
+    "ushort",
+    "longlong",
+    "ulonglong",
+    "float16",
+    "float32",
+    "float64",
+    "half",
+    "single",
+    "double",
+    "longdouble",
+    "complex64",
+    "complex128",
+    "csingle",
+    "cdouble",
+    "clongdouble",
+    "str_",
+    "bytes_",
+    "datetime64",
+    "timedelta64",
+];
+
+/// A dtype proven to hold no Python objects: a type code or spec without `O`, one of numpy's
+/// scalar types of numbers, text or times, a numeric builtin, or a structured dtype written
+/// out of those.
 fn holds_no_objects(e: &mut Engine, dtype: NodeId) -> bool {
     if let Some(text) = e.fold(dtype, 0) {
         return !text.contains('O') && !text.contains("object");
@@ -128,10 +210,35 @@ fn holds_no_objects(e: &mut Engine, dtype: NodeId) -> bool {
     !names.is_empty()
         && names.iter().all(|n| {
             matches!(n.as_str(), "int" | "float" | "bool" | "complex")
-                || n.starts_with("numpy.")
-                    && !matches!(
-                        n.rsplit('.').next(),
-                        Some("object_" | "object" | "dtype" | "void")
-                    )
+                || n.strip_prefix("numpy.")
+                    .is_some_and(|t| NUMERIC_TYPES.contains(&t))
         })
+}
+
+/// `obj.attr = v`, `obj.attr[i] = v`, `obj.attr += v` where `obj` is what a scipy function or
+/// class made (`sparse.csr_matrix(...)`, `sparse.eye(3)`, `BSpline(...)`): the arrays it holds
+/// are what its native code trusts.
+pub fn report_store(e: &mut Engine, statement: NodeId) {
+    let targets: Vec<NodeId> = match e.ir.kind(statement) {
+        Kind::Assign { targets, .. } => e.ir.list(targets).to_vec(),
+        Kind::AugAssign { target, .. } => vec![target],
+        _ => return,
+    };
+    for target in targets {
+        let mut attr = e.ir.unparen(target);
+        while let Kind::Index { object, .. } = e.ir.kind(attr) {
+            attr = e.ir.unparen(object);
+        }
+        let Kind::Attr { object, .. } = e.ir.kind(attr) else {
+            continue;
+        };
+        if super::expressions::is_made_by(e, object, &["scipy."], false) {
+            e.dynamic(
+                target,
+                DynamicKind::Introspection,
+                "a scipy object's arrays are what its native code trusts, checked once when it \
+                 was built: build a new object instead of changing one",
+            );
+        }
+    }
 }

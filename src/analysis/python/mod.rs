@@ -409,8 +409,12 @@ impl Dialect for Python {
             Kind::Assign { .. } => {
                 settings::report(e, id);
                 vectorizers::report(e, id);
+                memory_switches::report_store(e, id);
             }
-            Kind::AugAssign { .. } => settings::report(e, id),
+            Kind::AugAssign { .. } => {
+                settings::report(e, id);
+                memory_switches::report_store(e, id);
+            }
             Kind::Pair { .. } => {
                 vectorizers::report(e, id);
                 deferred_loads::report(e, id);

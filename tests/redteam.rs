@@ -1012,3 +1012,30 @@ fn strict_denies_the_thirteenth_pass_classes() {
     ];
     assert_strict_denies_each(PYTHON, JAVASCRIPT);
 }
+
+/// The fourteenth pass's analyzer classes: an array over bytes built through a splat, an
+/// array class handed on (a `type()` base, `partial`, `map`), a value that is one of two
+/// expressions (`math if c else frame`), and a session name whose later values were not
+/// carried (`var pick = String; pick = () => ...`).
+#[test]
+fn strict_denies_the_fourteenth_pass_classes() {
+    const PYTHON: &[&str] = &[
+        "import numpy as np\nargs = [(1,), object, bytearray(8)]\ncells = np.ndarray(*args)\n",
+        "import numpy as np\nCells = type('Cells', (np.ndarray,), {})\ncells = Cells((1,), dtype=object, buffer=bytearray(8))\n",
+        "import numpy as np\nfrom functools import partial\nmake = partial(np.ndarray, (1,), object)\ncells = make(buffer=bytearray(8))\n",
+        "import math\nimport pandas as pd\nframe = math if len('x') > 5 else pd.DataFrame({'a': [1]})\nprint(frame.query(open('q.txt').read()))\n",
+    ];
+    assert_strict_denies_each(PYTHON, &[]);
+    let policy = load("strict").unwrap();
+    let (_, first) = analyze_with(
+        Language::JavaScript,
+        b"var pick = String;\npick = () => require('fs').readFileSync('h.txt', 'utf8');\n",
+        &Carried::default(),
+    );
+    let (second, _) = analyze_with(
+        Language::JavaScript,
+        b"const fs = require('fs');\nconsole.log(fs.readFileSync(pick('data/notes.txt'), 'utf8'));\n",
+        &first,
+    );
+    assert_eq!(policy.judge(&second).verdict, Verdict::Deny);
+}

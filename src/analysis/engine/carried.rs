@@ -39,6 +39,9 @@ pub struct Carried {
     /// that assigns them (a thread's target, a timer's callback). A later call's own
     /// binding of such a name proves nothing about what it holds when read.
     written_later: std::collections::BTreeSet<String>,
+    /// Module-level names an earlier call bound to more than their carried meanings show (a
+    /// module, then a call's result): a later call trusts no rule's reading of them.
+    partly_known: std::collections::BTreeSet<String>,
     /// An earlier call wrote module-level names by no binding the analyzer reads, and may
     /// write again from code still running: Python through the module or its namespace
     /// (`globals()[k] = ...`), JavaScript through the global object (then only names that
@@ -66,6 +69,7 @@ impl Carried {
             && self.texts.is_empty()
             && self.walkers.is_empty()
             && self.written_later.is_empty()
+            && self.partly_known.is_empty()
             && self.namespace_written == NamespaceWritten::default()
     }
 
@@ -113,6 +117,7 @@ impl Carried {
             && self.texts.is_empty()
             && self.walkers.is_empty()
             && self.written_later.is_empty()
+            && self.partly_known.is_empty()
             && self.namespace_written == NamespaceWritten::default()
             && self.names.values().all(|meanings| {
                 !meanings.is_empty()
@@ -171,6 +176,16 @@ impl Carried {
 
     pub(super) fn may_be_written_later(&mut self, name: &str) {
         self.written_later.insert(name.to_owned());
+    }
+
+    /// Records that an earlier call bound `name` to values its carried meanings do not list.
+    pub(super) fn partly_known(&mut self, name: &str) {
+        self.partly_known.insert(name.to_owned());
+    }
+
+    /// Whether an earlier call bound `name` to values its carried meanings do not list.
+    pub(super) fn is_partly_known(&self, name: &str) -> bool {
+        self.partly_known.contains(name)
     }
 
     /// Whether code of an earlier call may assign the module-level `name` at any time.

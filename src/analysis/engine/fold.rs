@@ -394,7 +394,8 @@ impl<'a> Engine<'a> {
             root = self.ir.unparen(object);
         }
         if root == self.ir.unparen(callee) {
-            return true; // a plain name: its meanings were checked as the callee's
+            // a plain name: its meanings were checked as the callee's; are they all it holds?
+            return self.is_only_known(root);
         }
         let meanings = self.resolve(root, depth).to_vec();
         !meanings.is_empty()

@@ -540,8 +540,29 @@ impl<'a> Engine<'a> {
 
     /// The names the snippet's module level binds, with what they mean, for a later analysis
     /// (a session's next call, code run by `exec` or `doctest`).
-    pub fn carried(&self) -> Carried {
+    pub fn carried(&mut self) -> Carried {
         let mut carried = self.context.clone();
+        // Names a later call may not read through their meanings alone: some value of theirs
+        // is none of them (a call's result, a function's), or an earlier call said so.
+        let module_names: Vec<Sym> = self
+            .bindings
+            .keys()
+            .filter(|(scope, _)| *scope == scopes::MODULE_SCOPE)
+            .map(|&(_, sym)| sym)
+            .collect();
+        for sym in module_names {
+            let known = self
+                .binds_of(scopes::MODULE_SCOPE, sym)
+                .first()
+                .is_some_and(|&at| self.name_only_known(sym, at, 0));
+            let uncarried = self.bindings[&(scopes::MODULE_SCOPE, sym)]
+                .meanings
+                .iter()
+                .any(|m| self.carry(*m).is_none());
+            if !known || uncarried {
+                carried.partly_known(self.name(sym));
+            }
+        }
         for (&(scope, sym), binding) in &self.bindings {
             if scope != scopes::MODULE_SCOPE {
                 continue;

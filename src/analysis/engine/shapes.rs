@@ -311,44 +311,63 @@ impl<'a> Engine<'a> {
         let id = self.ir.unparen(id);
         match self.ir.kind(id) {
             Kind::Attr { object, .. } => self.only_known_at(object, depth + 1),
-            Kind::Name(sym) => {
-                let lookup =
-                    self.scopes
-                        .lookup(sym, self.scopes.scope_of(id), self.dialect.declaring());
-                let module_level = lookup.scopes.is_empty()
-                    || lookup.scopes.contains(&super::scopes::MODULE_SCOPE);
-                // A session's earlier code (a log filter, a getter) may rebind it at any time.
-                if module_level
-                    && self.written_by_earlier_code(sym, || self.is_lexical_module_name(sym))
-                {
-                    return false;
-                }
-                if lookup.scopes.is_empty() {
-                    return true; // a builtin, a global, an earlier call's binding: as resolved
-                }
-                self.every_bind(sym, id, |e, bind| {
-                    let Some(parent) = e.ir.parent(bind) else {
-                        return false;
-                    };
-                    match e.ir.kind(parent) {
-                        Kind::Import { .. }
-                        | Kind::ImportItem { .. }
-                        | Kind::Function { .. }
-                        | Kind::Class { .. } => true,
-                        Kind::Assign { targets, value } if e.ir.list(targets).contains(&bind) => {
-                            e.only_known_at(value, depth + 1)
-                        }
-                        Kind::Decl {
-                            target,
-                            value: Some(value),
-                            ..
-                        } if target == bind => e.only_known_at(value, depth + 1),
-                        _ => false,
-                    }
-                })
+            Kind::Name(sym) => self.name_only_known(sym, id, depth),
+            // `math if c else frame`, `a or b`: either operand.
+            Kind::Cond { then, other, .. } => {
+                self.only_known_at(then, depth + 1) && self.only_known_at(other, depth + 1)
             }
-            _ => true,
+            Kind::Binary {
+                op: BinOp::Logical,
+                left,
+                right,
+            } => self.only_known_at(left, depth + 1) && self.only_known_at(right, depth + 1),
+            // A definition is the snippet's own function or class.
+            Kind::Function { .. } | Kind::Class { .. } => true,
+            // A module loaded by a constant name (`require('path')`, `__import__('os')`).
+            Kind::Call { .. } => self
+                .resolve(id, 0)
+                .iter()
+                .all(|m| !m.held && matches!(m.value, Value::Module(_))),
+            // A call's result, an item, anything else: more than its meanings may say.
+            _ => false,
         }
+    }
+
+    /// [`Engine::is_only_known`] for the name `sym` used at `at`.
+    pub(super) fn name_only_known(&mut self, sym: Sym, at: NodeId, depth: usize) -> bool {
+        let lookup = self
+            .scopes
+            .lookup(sym, self.scopes.scope_of(at), self.dialect.declaring());
+        let module_level =
+            lookup.scopes.is_empty() || lookup.scopes.contains(&super::scopes::MODULE_SCOPE);
+        // A session's earlier code (a log filter, a getter) may rebind it at any time.
+        if module_level && self.written_by_earlier_code(sym, || self.is_lexical_module_name(sym)) {
+            return false;
+        }
+        if lookup.scopes.is_empty() {
+            // a builtin, a global, or an earlier call's binding, all of whose values it carried
+            return !self.context.is_partly_known(self.name(sym));
+        }
+        self.every_bind(sym, at, |e, bind| {
+            let Some(parent) = e.ir.parent(bind) else {
+                return false;
+            };
+            match e.ir.kind(parent) {
+                Kind::Import { .. }
+                | Kind::ImportItem { .. }
+                | Kind::Function { .. }
+                | Kind::Class { .. } => true,
+                Kind::Assign { targets, value } if e.ir.list(targets).contains(&bind) => {
+                    e.only_known_at(value, depth + 1)
+                }
+                Kind::Decl {
+                    target,
+                    value: Some(value),
+                    ..
+                } if target == bind => e.only_known_at(value, depth + 1),
+                _ => false,
+            }
+        })
     }
 
     /// Whether the name used at `at` is set somewhere in its first scope and every `Bind`

@@ -98,7 +98,10 @@ fn report_arrays_over_bytes(e: &mut Engine, call: NodeId, callee: NodeId) {
     let mut names = e.names_of(callee);
     names.extend(base_names(e, callee, 0));
     for &(name, at, keyword, dtype_at, dtype_keywords) in OVER_BYTES {
-        if !names.iter().any(|n| n == name) || e.arg(call, at, keyword).is_none() {
+        // Behind `*`/`**` the bytes may be there whether or not a position shows them.
+        if !names.iter().any(|n| n == name)
+            || e.arg(call, at, keyword).is_none() && !e.splatted(call)
+        {
             continue;
         }
         let mut dtypes: Vec<NodeId> = e
@@ -240,5 +243,63 @@ pub fn report_store(e: &mut Engine, statement: NodeId) {
                  was built: build a new object instead of changing one",
             );
         }
+    }
+}
+
+/// An array class over bytes (`np.ndarray`, `np.recarray`, `np.memmap`, the record
+/// constructors) anywhere but called directly, tested (`isinstance`, `issubclass`, compared),
+/// read an attribute of, or written as a type: handed to `partial`, `map` or a class's bases
+/// (`class Cells(np.ndarray)`, `type(name, (np.ndarray,), {})`), its later calls are out of
+/// sight, and one of them may view written bytes as objects.
+pub fn report_array_class_value(e: &mut Engine, id: NodeId) {
+    let names = e.names_of(id);
+    let Some(name) = names
+        .iter()
+        .find(|n| OVER_BYTES.iter().any(|&(class, ..)| class == n.as_str()))
+        .cloned()
+    else {
+        return;
+    };
+    // Through tuples and parentheses (`isinstance(x, (np.ndarray, list))`, `dict[str,
+    // np.ndarray]`) to where the class goes.
+    let mut child = id;
+    let mut parent = match e.ir.parent(child) {
+        Some(p) => p,
+        None => return,
+    };
+    while matches!(e.ir.kind(parent), Kind::Collection { .. } | Kind::Paren(_)) {
+        child = parent;
+        parent = match e.ir.parent(child) {
+            Some(p) => p,
+            None => return,
+        };
+    }
+    let tests_it = |e: &mut Engine, arg: NodeId| {
+        e.ir.parent(arg).is_some_and(|call| match e.ir.kind(call) {
+            Kind::Call { callee, .. } => e
+                .names_of(callee)
+                .iter()
+                .any(|n| matches!(n.as_str(), "isinstance" | "issubclass")),
+            _ => false,
+        })
+    };
+    let inert = match e.ir.kind(parent) {
+        Kind::Call { callee, .. } => callee == child,
+        Kind::Attr { object, .. } => object == child,
+        // a type's parameter: `Optional[np.ndarray]`
+        Kind::Index { key, .. } => key == child,
+        Kind::Binary { .. } | Kind::Compared | Kind::Annotation => true,
+        Kind::Arg { .. } => tests_it(e, parent),
+        _ => false,
+    };
+    if !inert {
+        e.dynamic(
+            id,
+            DynamicKind::UntrackedValue,
+            format!(
+                "`{name}` is handed on (a base class, an argument, a value): its later calls \
+                 may view written bytes as objects; call it directly"
+            ),
+        );
     }
 }

@@ -429,6 +429,7 @@ impl Dialect for Python {
                 reinit::report(e, id);
                 patchers::report(e, id);
                 formats::report_bound(e, id);
+                memory_switches::report_array_class_value(e, id);
             }
             Kind::Str { .. } | Kind::Arg { .. } => reinit::report(e, id),
             Kind::Binary { .. } => sizes::report_binary(e, id),
@@ -441,7 +442,10 @@ impl Dialect for Python {
                     "`__builtins__` reached",
                 )
             }
-            Kind::Name(_) => walks::report_carried_name(e, id),
+            Kind::Name(_) => {
+                walks::report_carried_name(e, id);
+                memory_switches::report_array_class_value(e, id);
+            }
             _ => {}
         }
     }

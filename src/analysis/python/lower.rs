@@ -1034,9 +1034,11 @@ impl<'s> Lower<'s> {
         // tree-sitter reads `[*g(1)]` and `x = *a.b, c` as calling or reading a member of
         // `*g`; CPython unpacks the whole `g(1)`: the chain is lowered whole, inside the
         // unpacking (the `*` at its base lowers to what it unpacks)
+        // (`is_chain_base` asks tree-sitter for the parent, a walk down from the root: only
+        // for the rare chain that starts from a star.)
         if matches!(node.kind_name(), "call" | "attribute" | "subscript")
-            && !self.is_chain_base(node)
             && self.splat_base(node).is_some()
+            && !self.is_chain_base(node)
         {
             let id = self.b.open(start, end);
             let chain = self.expr_unwrapped(node);

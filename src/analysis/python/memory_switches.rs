@@ -7,8 +7,9 @@
 //! are built from once, and their native code trusts whatever arrays they hold afterwards
 //! (`m.data = np.zeros(1)`, `m.col[:] = ...`, `spline.c = ...`: reads past the arrays' ends).
 //! So `refcheck=` is allowed only as `True` (and a `resize` given a `**` mapping may carry
-//! it), an array over a buffer only with a dtype proven to hold no objects, and a scipy
-//! object's attributes are not written (build a new one instead).
+//! it), an array over a buffer only with a dtype proven to hold no objects (and the array
+//! classes only called where that is judged, never handed on as a base, an argument or a
+//! value), and a scipy object's attributes are not written (build a new one instead).
 
 use crate::analysis::engine::Engine;
 use crate::analysis::engine::meaning::Value;

@@ -33,10 +33,7 @@ const MAX_INDENT_COLUMNS: usize = 1 << 16;
 
 pub fn report(language: Language, tree: &Tree, text: &str, out: &mut Collector) {
     match language {
-        Language::Python => {
-            report_python_indentation(tree, text, out);
-            report_python_replacement_fields(tree, out);
-        }
+        Language::Python => report_python(tree, text, out),
         Language::JavaScript => report_javascript(tree, text, out),
     }
 }
@@ -46,22 +43,49 @@ fn push(out: &mut Collector, start: usize, end: usize, detail: &str) {
     out.push_at(span, dynamic(DynamicKind::MisreadSource, detail));
 }
 
-fn report_python_indentation(tree: &Tree, text: &str, out: &mut Collector) {
-    // Lines inside a string (a docstring's drawing) have no indentation to count.
+/// Python's two checks ride on one walk of the tree, and only when the text holds something
+/// to check: a line whose indentation the two readers may count differently (rare), or a `:=`
+/// (the only spelling of the token an f-string's field could misread). Most files need no walk.
+fn report_python(tree: &Tree, text: &str, out: &mut Collector) {
+    let lines = indentation_suspects(text);
+    let walrus = text.contains(":=");
+    if lines.is_empty() && !walrus {
+        return;
+    }
+    // The outermost strings, in order: lines inside one (a docstring's drawing) have no
+    // indentation to count.
     let mut strings: Vec<(usize, usize)> = Vec::new();
     super::syntax::walk(tree, |node| {
-        if node.kind() == "string" {
-            strings.push((node.start_byte(), node.end_byte()));
-            return Some(false);
+        match node.kind() {
+            "string" => {
+                if strings
+                    .last()
+                    .is_none_or(|&(_, end)| end <= node.start_byte())
+                {
+                    strings.push((node.start_byte(), node.end_byte()));
+                }
+                return Some(walrus);
+            }
+            "interpolation" | "format_expression" => report_replacement_field(node, out),
+            _ => {}
         }
         Some(true)
     });
+    for (start, end, detail) in lines {
+        let before = strings.partition_point(|&(s, _)| s < start);
+        let inside = before > 0 && start < strings[before - 1].1;
+        if !inside {
+            push(out, start, end, detail);
+        }
+    }
+}
+
+/// Lines whose indentation CPython and tree-sitter's scanner may count differently, as
+/// (start, end, why) byte spans.
+fn indentation_suspects(text: &str) -> Vec<(usize, usize, &'static str)> {
+    let mut suspects = Vec::new();
     let mut offset = 0;
     for line in text.split_inclusive('\n') {
-        if strings.iter().any(|&(s, e)| s < offset && offset < e) {
-            offset += line.len();
-            continue;
-        }
         let indent: &str = &line[..line.len() - line.trim_start_matches([' ', '\t', '\x0c']).len()];
         let rest = &line[indent.len()..];
         // CPython starts counting again after a form feed; a backslash ending a line of
@@ -72,57 +96,55 @@ fn report_python_indentation(tree: &Tree, text: &str, out: &mut Collector) {
         let after_form_feed = indent.rfind('\x0c').is_some_and(|at| at + 1 < indent.len());
         let continued = rest.trim_end_matches(['\n', '\r']) == "\\";
         if mixed || after_form_feed || continued {
-            push(
-                out,
+            suspects.push((
                 offset,
                 offset + indent.len() + usize::from(continued),
                 "indentation that Python and the analyzer may count differently (a tab after \
                  spaces, a form feed before more indentation, or a line continued from its \
                  indentation): indent with spaces only",
-            );
+            ));
         }
-        let columns = indent.chars().fold(0usize, |c, ch| match ch {
-            '\t' => (c / 8 + 1) * 8,
-            '\x0c' => 0,
-            _ => c + 1,
-        });
-        if columns >= MAX_INDENT_COLUMNS {
-            push(
-                out,
-                offset,
-                offset + indent.len(),
-                "indentation too deep for the analyzer to count",
-            );
+        if indent.len() >= MAX_INDENT_COLUMNS / 8 {
+            let columns = indent.chars().fold(0usize, |c, ch| match ch {
+                '\t' => (c / 8 + 1) * 8,
+                '\x0c' => 0,
+                _ => c + 1,
+            });
+            if columns >= MAX_INDENT_COLUMNS {
+                suspects.push((
+                    offset,
+                    offset + indent.len(),
+                    "indentation too deep for the analyzer to count",
+                ));
+            }
         }
         offset += line.len();
     }
+    suspects
 }
 
-fn report_python_replacement_fields(tree: &Tree, out: &mut Collector) {
-    super::syntax::walk(tree, |node| {
-        if matches!(node.kind(), "interpolation" | "format_expression")
-            && let Some(expression) = node.child_by_field_name("expression")
-        {
-            let mut cursor = expression.walk();
-            let assigns = match expression.kind() {
-                "named_expression" => true,
-                "expression_list" | "pattern_list" => expression
-                    .named_children(&mut cursor)
-                    .any(|item| item.kind() == "named_expression"),
-                _ => false,
-            };
-            if assigns {
-                push(
-                    out,
-                    expression.start_byte(),
-                    expression.end_byte(),
-                    "`:=` in an f-string's replacement field starts Python's format spec, not an \
-                     assignment: put the assignment in parentheses",
-                );
-            }
-        }
-        Some(true)
-    });
+/// `:=` at the top of an f-string's replacement field.
+fn report_replacement_field(field: Node, out: &mut Collector) {
+    let Some(expression) = field.child_by_field_name("expression") else {
+        return;
+    };
+    let mut cursor = expression.walk();
+    let assigns = match expression.kind() {
+        "named_expression" => true,
+        "expression_list" | "pattern_list" => expression
+            .named_children(&mut cursor)
+            .any(|item| item.kind() == "named_expression"),
+        _ => false,
+    };
+    if assigns {
+        push(
+            out,
+            expression.start_byte(),
+            expression.end_byte(),
+            "`:=` in an f-string's replacement field starts Python's format spec, not an \
+             assignment: put the assignment in parentheses",
+        );
+    }
 }
 
 fn report_javascript(tree: &Tree, text: &str, out: &mut Collector) {
@@ -348,4 +370,40 @@ fn unescaped(name: &str) -> std::borrow::Cow<'_, str> {
     }
     out.push_str(rest);
     std::borrow::Cow::Owned(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::analysis::facts::{DynamicKind, FactKind};
+    use crate::analysis::{Language, analyze};
+
+    /// The lines `misread-source` is reported on (1-based).
+    fn misread_lines(source: &str) -> Vec<usize> {
+        analyze(Language::Python, source.as_bytes())
+            .facts
+            .iter()
+            .filter(|fact| {
+                matches!(
+                    &fact.kind,
+                    FactKind::Dynamic {
+                        kind: DynamicKind::MisreadSource,
+                        ..
+                    }
+                )
+            })
+            .map(|fact| fact.span.line)
+            .collect()
+    }
+
+    #[test]
+    fn indentation_inside_a_string_is_text_and_outside_it_is_judged() {
+        let drawing = "x = '''\n  \tdrawn\n'''\nif x:\n  \ty = f'{x!r}' + '''\n  \tmore\n'''\n";
+        assert_eq!(misread_lines(drawing), vec![5]);
+    }
+
+    #[test]
+    fn a_walrus_in_a_field_is_found_inside_and_beside_other_strings() {
+        let source = "a = 'x'\nb = f'{a:=1}' + f'''{\"q\"}'''\nc = f'{(d:=2)}'\n";
+        assert_eq!(misread_lines(source), vec![2]);
+    }
 }

@@ -20,6 +20,12 @@ fn label(action: Action) -> &'static str {
 /// One file's diagnostics and its closing line.
 pub(super) fn render_file(report: &FileReport, source: &str) -> String {
     let mut out = String::new();
+    // Split once: a file with many findings would otherwise be scanned once per finding.
+    let lines: Vec<&str> = if report.findings.is_empty() {
+        Vec::new()
+    } else {
+        source.lines().collect()
+    };
     for f in &report.findings {
         let _ = writeln!(out, "{}[{}]: {}", label(f.action), f.rule, f.detail);
         let width = f.span.map_or(1, |s| {
@@ -30,7 +36,7 @@ pub(super) fn render_file(report: &FileReport, source: &str) -> String {
         });
         out.push_str(&render_snippet(
             &report.path,
-            source,
+            lines.get(f.line.wrapping_sub(1)).copied().unwrap_or(""),
             f.line,
             f.column,
             width,

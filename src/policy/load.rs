@@ -77,7 +77,14 @@ impl Source {
     fn error(&self, line: usize, column: usize, message: &str, hint: &str) -> PolicyError {
         let file = self.origin.display();
         let mut rendered = format!("error: {message}\n");
-        rendered.push_str(&render_snippet(&file, &self.text, line, column, 1, ""));
+        rendered.push_str(&render_snippet(
+            &file,
+            self.text.lines().nth(line.saturating_sub(1)).unwrap_or(""),
+            line,
+            column,
+            1,
+            "",
+        ));
         if !hint.is_empty() {
             rendered.push_str(&format!("  = hint: {hint}\n"));
         }

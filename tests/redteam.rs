@@ -1039,3 +1039,22 @@ fn strict_denies_the_fourteenth_pass_classes() {
     );
     assert_eq!(policy.judge(&second).verdict, Verdict::Deny);
 }
+
+/// Fifteenth pass: `~user/..` paths a reader expands, attributes of `__main__` and of a
+/// module's other members, `sys`'s streams a library swaps, decorated definitions and
+/// metaclasses, a library base, and a pandas expression calling what an expression gives.
+#[test]
+fn strict_denies_the_fifteenth_pass_classes() {
+    const PYTHON: &[&str] = &[
+        "import pandas as pd\nprint(pd.read_csv('~sys/../etc/passwd', sep='\\t', header=None))\n",
+        "import pandas as pd\nimport __main__\nframe = pd.DataFrame({'a': [1]})\nprint(__main__.frame.query(open('q.txt').read()))\n",
+        "import pandas as pd\nframe = pd.DataFrame({'a': [1]})\nfrom __main__ import frame as table\nprint(table.query(open('q.txt').read()))\n",
+        "import sys\nimport pandas as pd\nout = sys.stdout\nout.frame = pd.DataFrame({'a': [1]})\nprint(sys.stdout.frame.query(open('q.txt').read()))\n",
+        "import sys, contextlib\nimport pandas as pd\nwith contextlib.redirect_stdout(pd.DataFrame({'a': [1]})):\n    r = sys.stdout.query(open('q.txt').read())\n",
+        "import pandas as pd\ndef make(f):\n    return pd.DataFrame({'a': [1]})\n@make\ndef frame():\n    pass\nprint(frame.query(open('q.txt').read()))\n",
+        "import pandas as pd\ndef make(name, bases, ns):\n    return pd.DataFrame({'a': [1]})\nclass frame(metaclass=make):\n    pass\nprint(frame.query(open('q.txt').read()))\n",
+        "import pandas as pd\nclass Frame(pd.DataFrame):\n    pass\nprint(Frame.query(Frame({'a': [1]}), open('q.txt').read()))\n",
+        "import pandas as pd\nrd = pd.read_csv\np = open('q.txt').read()\nframe = pd.DataFrame({'a': [1]})\nprint(frame.eval('(@rd)(@p)', engine='python'))\n",
+    ];
+    assert_strict_denies_each(PYTHON, &[]);
+}

@@ -230,6 +230,25 @@ pub struct Tables {
     /// handler's `baseFilename` (on its next record), a read stream's `path` (on the next
     /// tick, after the code that made it has run on).
     pub path_attributes: &'static [&'static str],
+    /// Module members the program may replace while it runs, so their name proves nothing
+    /// about the value (each with its attributes): the script's own globals as a module,
+    /// streams a library call swaps.
+    pub replaceable_members: &'static [&'static str],
+    /// Builtin classes a snippet's class may extend and still be only its own (they bring
+    /// no method a rule judges by name).
+    pub plain_bases: &'static [&'static str],
+    /// Decorators that return the function or class they are given (or one wrapping it
+    /// that calls it).
+    pub definition_keepers: &'static [&'static str],
+}
+
+impl Tables {
+    pub fn is_replaceable_member(&self, name: &str) -> bool {
+        self.replaceable_members.iter().any(|m| {
+            name.strip_prefix(m)
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
+        })
+    }
 }
 
 pub trait Dialect: Sync {

@@ -230,11 +230,14 @@ pub enum Kind {
         body: List,
         decorators: List,
     },
-    /// A class (its bases and decorators are its other children); `declared` as for
-    /// functions.
+    /// A class; `declared` as for functions. `heads`: what runs to make it besides its
+    /// body, whose result the name may hold instead of a plain class: Python's decorators,
+    /// bases and keywords (`metaclass=`), JavaScript's `extends` (each an `Arg` but
+    /// decorators).
     Class {
         declared: bool,
         name: Option<NodeId>,
+        heads: List,
         body: List,
     },
     /// A comprehension or generator expression: its own scope. The first `for` clause's

@@ -548,6 +548,11 @@ pub fn normalize(path: &str) -> String {
 /// lexically. A relative path stays relative (and may start with `..`); an absolute one stays
 /// absolute.
 fn lexical(path: &str) -> String {
+    // `~user/..` is the parent of that user's home to a reader that expands `~` (pandas
+    // does): no `..` takes the `~` part away, and the path stays one no rule proves.
+    if path.starts_with('~') {
+        return path.to_owned();
+    }
     let absolute = path.starts_with('/');
     let mut parts: Vec<&str> = Vec::new();
     for part in path.split('/') {

@@ -6,7 +6,7 @@
 
 use super::Engine;
 use super::meaning::Value;
-use crate::analysis::ir::{BinOp, CollectionKind, ConstKind, Kind, NodeId, Sym, UnOp};
+use crate::analysis::ir::{BinOp, CollectionKind, ConstKind, Kind, NodeId, Splat, Sym, UnOp};
 
 /// Deepest expression the shape checks follow.
 const MAX_SHAPE_DEPTH: usize = 16;
@@ -308,9 +308,26 @@ impl<'a> Engine<'a> {
         if depth > MAX_SHAPE_DEPTH || self.resolve(id, 0).is_empty() {
             return false;
         }
+        // `__main__.frame` is the snippet's own `frame`; `sys.stdout` whatever
+        // `contextlib.redirect_stdout(x)` made it.
+        if self.resolve(id, 0).iter().any(|m| {
+            self.path_text(m.value)
+                .is_some_and(|name| self.dialect.tables().is_replaceable_member(name))
+        }) {
+            return false;
+        }
         let id = self.ir.unparen(id);
         match self.ir.kind(id) {
-            Kind::Attr { object, .. } => self.only_known_at(object, depth + 1),
+            // A module's module, function or class (`np.linalg`, `np.array`, `Math.max`);
+            // never an attribute of a module's other members (`sys.implementation.x`), which
+            // a snippet can set.
+            Kind::Attr { object, .. } => {
+                self.only_known_at(object, depth + 1)
+                    && self.resolve(object, 0).iter().all(|m| match m.value {
+                        Value::Name(p) => self.paths.module_len(p) == 0,
+                        _ => true,
+                    })
+            }
             Kind::Name(sym) => self.name_only_known(sym, id, depth),
             // `math if c else frame`, `a or b`: either operand.
             Kind::Cond { then, other, .. } => {
@@ -321,8 +338,8 @@ impl<'a> Engine<'a> {
                 left,
                 right,
             } => self.only_known_at(left, depth + 1) && self.only_known_at(right, depth + 1),
-            // A definition is the snippet's own function or class.
-            Kind::Function { .. } | Kind::Class { .. } => true,
+            // A definition is the snippet's own function or class, when it binds itself.
+            Kind::Function { .. } | Kind::Class { .. } => self.binds_itself(id, depth),
             // A module loaded by a constant name (`require('path')`, `__import__('os')`).
             Kind::Call { .. } => self
                 .resolve(id, 0)
@@ -330,6 +347,69 @@ impl<'a> Engine<'a> {
                 .all(|m| !m.held && matches!(m.value, Value::Module(_))),
             // A call's result, an item, anything else: more than its meanings may say.
             _ => false,
+        }
+    }
+
+    /// Whether the definition `def` makes its name the snippet's own function or class: every
+    /// decorator returns what it is given (`functools.cache`, `dataclass`), and a class has
+    /// no keyword (`metaclass=` makes the name whatever the metaclass returns) and no base
+    /// but the snippet's own such classes, `object` and exceptions (a library base brings
+    /// methods the class's meanings do not list: `class F(pd.DataFrame)` has `F.query`).
+    fn binds_itself(&mut self, def: NodeId, depth: usize) -> bool {
+        let heads = match self.ir.kind(def) {
+            Kind::Function { decorators, .. } => decorators,
+            Kind::Class { heads, .. } => heads,
+            _ => return false,
+        };
+        let heads = self.ir.list(heads).to_vec();
+        heads.into_iter().all(|head| match self.ir.kind(head) {
+            Kind::Arg {
+                name: None,
+                value,
+                splat: Splat::None,
+            } => {
+                self.only_known_at(value, depth + 1)
+                    && self.resolve(value, 0).iter().all(|m| match m.value {
+                        Value::Local(_) => true,
+                        Value::Name(p) => {
+                            let name = self.paths.text(p);
+                            self.dialect.tables().plain_bases.contains(&name)
+                        }
+                        _ => false,
+                    })
+            }
+            Kind::Arg { .. } => false,
+            // a decorator, or a decorator's maker called (`lru_cache(maxsize=None)`)
+            _ => {
+                let maker = match self.ir.kind(head) {
+                    Kind::Call { callee, .. } => callee,
+                    _ => head,
+                };
+                let names = self.names_of(maker);
+                let keepers = self.dialect.tables().definition_keepers;
+                !names.is_empty() && names.iter().all(|n| keepers.contains(&n.as_str()))
+            }
+        })
+    }
+
+    /// The qualified name an import item binds: `from a import b` gives `a.b`, `import a.b`
+    /// gives `a.b`.
+    fn imported_name(&self, item: NodeId) -> Option<String> {
+        let Kind::ImportItem {
+            imported: Some(imported),
+            ..
+        } = self.ir.kind(item)
+        else {
+            return None;
+        };
+        let imported = self.ir.text(imported);
+        match self.ir.kind(self.ir.parent(item)?) {
+            Kind::Import {
+                module: Some(module),
+                plain: false,
+                ..
+            } => Some(format!("{}.{imported}", self.ir.text(module))),
+            _ => Some(imported.to_owned()),
         }
     }
 
@@ -353,10 +433,12 @@ impl<'a> Engine<'a> {
                 return false;
             };
             match e.ir.kind(parent) {
-                Kind::Import { .. }
-                | Kind::ImportItem { .. }
-                | Kind::Function { .. }
-                | Kind::Class { .. } => true,
+                Kind::Import { .. } => true,
+                // `from __main__ import frame` is the snippet's own `frame`.
+                Kind::ImportItem { .. } => !e
+                    .imported_name(parent)
+                    .is_some_and(|name| e.dialect.tables().is_replaceable_member(&name)),
+                Kind::Function { .. } | Kind::Class { .. } => e.binds_itself(parent, depth),
                 Kind::Assign { targets, value } if e.ir.list(targets).contains(&bind) => {
                     e.only_known_at(value, depth + 1)
                 }

@@ -705,7 +705,7 @@ impl<'s> Lower<'s> {
                 }
             }
         }
-        self.b.discard(mark);
+        let heads = self.b.list_since(mark);
         let mark = self.b.mark();
         if let Some(body) = field(node, f.body) {
             for member in children_in(body, f.member) {
@@ -723,6 +723,7 @@ impl<'s> Lower<'s> {
             Kind::Class {
                 declared,
                 name,
+                heads,
                 body,
             },
         );

@@ -301,4 +301,14 @@ pub static TABLES: Tables = Tables {
     path_functions: PATH_FUNCTIONS,
     path_keywords: &[],
     path_attributes: &["path"],
+    replaceable_members: &[],
+    plain_bases: &[
+        "Object",
+        "Error",
+        "RangeError",
+        "ReferenceError",
+        "SyntaxError",
+        "TypeError",
+    ],
+    definition_keepers: &[],
 };

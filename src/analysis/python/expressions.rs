@@ -373,6 +373,16 @@ fn is_plain_arithmetic(text: &str) -> bool {
                     return false;
                 }
             }
+            // `(@reader)(@path)`, `@readers[0](@path)`: a call of whatever an expression gives
+            // (pandas calls the result); only a name pandas provides may be called.
+            '(' if chars[..i]
+                .iter()
+                .rev()
+                .find(|c| !c.is_whitespace())
+                .is_some_and(|c| matches!(c, ')' | ']')) =>
+            {
+                return false;
+            }
             '\\' | ';' | ':' | '{' | '}' | '#' | '$' => return false,
             _ => {}
         }
@@ -397,6 +407,10 @@ mod tests {
         assert!(!is_plain_arithmetic("a ; b"));
         assert!(!is_plain_arithmetic("@rd(@p, sep=@s)"));
         assert!(!is_plain_arithmetic("@rd (@p)"));
+        assert!(!is_plain_arithmetic("(@rd)(@p, sep=@s)"));
+        assert!(!is_plain_arithmetic("( @rd ) (@p)"));
+        assert!(!is_plain_arithmetic("@readers[0](@p)"));
+        assert!(is_plain_arithmetic("(a + b) * (c - d)"));
         assert!(is_plain_arithmetic("a + @scale * sqrt(b)"));
         assert!(!is_plain_arithmetic("@os1.system('id')"));
         assert!(!is_plain_arithmetic("x_2.attr"));

@@ -674,27 +674,33 @@ impl<'s> Lower<'s> {
                 self.b.push(e);
             }
         }
-        let decorators = self.b.list_since(mark);
+        let class = def.kind_name() == "class_definition";
+        // A class's decorators and its bases (keywords such as `metaclass=` too) are one list.
+        let decorators = if class {
+            List::default()
+        } else {
+            self.b.list_since(mark)
+        };
         let name = field(def, f.name).map(|n| {
             let sym = self.sym(n);
             self.b.leaf(n.start_byte(), n.end_byte(), Kind::Bind(sym))
         });
         self.type_parameter_bounds(def);
-        if def.kind_name() == "class_definition" {
-            let mark = self.b.mark();
+        if class {
             if let Some(args) = field(def, f.superclasses) {
                 for arg in named_children(args) {
                     let a = self.argument(arg);
                     self.b.push(a);
                 }
             }
-            self.b.discard(mark);
+            let heads = self.b.list_since(mark);
             let body = self.block(field(def, f.body), true);
             self.b.close(
                 id,
                 Kind::Class {
                     declared: true,
                     name,
+                    heads,
                     body,
                 },
             );

@@ -1055,6 +1055,9 @@ fn strict_denies_the_fifteenth_pass_classes() {
         "import pandas as pd\ndef make(name, bases, ns):\n    return pd.DataFrame({'a': [1]})\nclass frame(metaclass=make):\n    pass\nprint(frame.query(open('q.txt').read()))\n",
         "import pandas as pd\nclass Frame(pd.DataFrame):\n    pass\nprint(Frame.query(Frame({'a': [1]}), open('q.txt').read()))\n",
         "import pandas as pd\nrd = pd.read_csv\np = open('q.txt').read()\nframe = pd.DataFrame({'a': [1]})\nprint(frame.eval('(@rd)(@p)', engine='python'))\n",
+        "from scipy import sparse\nm = sparse.coo_array(([1.0], ([0], [0])), shape=(1, 1))\nrows, cols = m.coords\ncols[:] = 4096\n",
+        "from sklearn.tree import DecisionTreeRegressor\nt = DecisionTreeRegressor().fit([[0.0], [1.0]], [0.0, 1.0])\nt.tree_.feature[0] = 4096\n",
+        "from sklearn.neighbors import KDTree\nt = KDTree([[0.0], [1.0]])\nt.idx_array = [4096, 4097]\n",
     ];
     assert_strict_denies_each(PYTHON, &[]);
 }

@@ -214,8 +214,15 @@ pub const CAPABILITY_ATTRIBUTES: &[&str] = &[
     // kernels read and write outside the arrays they index
     "indices",
     "indptr",
-    // scikit-learn's trees hand out the index arrays their native queries trust
+    // a COO array's coordinates, the same for its kernels
+    "coords",
+    // scikit-learn's trees hand out the index arrays their native queries trust (neighbour
+    // trees' arrays, a fitted decision tree's node arrays)
     "get_arrays",
+    "idx_array",
+    "node_data",
+    "node_bounds",
+    "tree_",
 ];
 
 /// Functions (or whole modules) that load code from a file, a spec built at run time or a

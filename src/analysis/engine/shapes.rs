@@ -355,7 +355,7 @@ impl<'a> Engine<'a> {
     /// no keyword (`metaclass=` makes the name whatever the metaclass returns) and no base
     /// but the snippet's own such classes, `object` and exceptions (a library base brings
     /// methods the class's meanings do not list: `class F(pd.DataFrame)` has `F.query`).
-    fn binds_itself(&mut self, def: NodeId, depth: usize) -> bool {
+    pub fn binds_itself(&mut self, def: NodeId, depth: usize) -> bool {
         let heads = match self.ir.kind(def) {
             Kind::Function { decorators, .. } => decorators,
             Kind::Class { heads, .. } => heads,
@@ -472,6 +472,24 @@ impl<'a> Engine<'a> {
         };
         let binds = self.binds_of(scope, sym);
         !binds.is_empty() && binds.into_iter().all(|bind| test(self, bind))
+    }
+
+    /// Whether the name used at `at` is set only by plain assignments (`name = value`, one
+    /// of the targets) whose values pass `test` (false for a name nothing binds).
+    pub fn every_assigned_value(
+        &mut self,
+        sym: Sym,
+        at: NodeId,
+        mut test: impl FnMut(&mut Self, NodeId) -> bool,
+    ) -> bool {
+        self.every_bind(sym, at, |e, bind| {
+            match e.ir.parent(bind).map(|p| e.ir.kind(p)) {
+                Some(Kind::Assign { targets, value }) if e.ir.list(targets).contains(&bind) => {
+                    test(e, value)
+                }
+                _ => false,
+            }
+        })
     }
 
     /// Whether every binding of the name used at `at` satisfies `shape` (false for a name

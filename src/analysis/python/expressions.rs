@@ -131,12 +131,7 @@ pub(super) fn is_made_by(
     };
     match e.ir.kind(object) {
         Kind::Call { .. } => made(e, object),
-        Kind::Name(sym) => e.every_bind(sym, object, |e, bind| {
-            match e.ir.parent(bind).map(|p| e.ir.kind(p)) {
-                Some(Kind::Assign { value, .. }) => made(e, value),
-                _ => false,
-            }
-        }),
+        Kind::Name(sym) => e.every_assigned_value(sym, object, made),
         _ => false,
     }
 }
@@ -313,8 +308,11 @@ fn may_be_unread_text(e: &mut Engine, value: NodeId, depth: usize) -> bool {
                 Some(Kind::Assign { targets, value }) if e.ir.list(targets).contains(&bind) => {
                     !may_be_unread_text(e, value, depth + 1)
                 }
-                // `def f(...)`, `class C`: the snippet's own function
-                Some(Kind::Function { .. } | Kind::Class { .. }) => true,
+                // `def f(...)`, `class C`: the snippet's own function, undecorated
+                Some(Kind::Function { .. } | Kind::Class { .. }) => {
+                    e.ir.parent(bind)
+                        .is_some_and(|def| e.binds_itself(def, depth))
+                }
                 _ => false,
             }
         }),

@@ -91,17 +91,7 @@ fn readable_grid(e: &mut Engine, grid: NodeId, depth: usize) -> bool {
             .all(|&g| readable_grid(e, g, depth + 1)),
         Kind::Name(sym) => {
             !keys_added(e, sym)
-                && e.every_bind(sym, grid, |e, bind| {
-                    let Some(parent) = e.ir.parent(bind) else {
-                        return false;
-                    };
-                    match e.ir.kind(parent) {
-                        Kind::Assign { targets, value } if e.ir.list(targets).contains(&bind) => {
-                            readable_grid(e, value, depth + 1)
-                        }
-                        _ => false,
-                    }
-                })
+                && e.every_assigned_value(sym, grid, |e, value| readable_grid(e, value, depth + 1))
         }
         _ => readable(e, grid, depth + 1),
     }

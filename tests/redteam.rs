@@ -1058,6 +1058,11 @@ fn strict_denies_the_fifteenth_pass_classes() {
         "from scipy import sparse\nm = sparse.coo_array(([1.0], ([0], [0])), shape=(1, 1))\nrows, cols = m.coords\ncols[:] = 4096\n",
         "from sklearn.tree import DecisionTreeRegressor\nt = DecisionTreeRegressor().fit([[0.0], [1.0]], [0.0, 1.0])\nt.tree_.feature[0] = 4096\n",
         "from sklearn.neighbors import KDTree\nt = KDTree([[0.0], [1.0]])\nt.idx_array = [4096, 4097]\n",
+        // a keeper's maker called with the snippet's function: `staticmethod(make)(f)` is `make(f)`
+        "import pandas as pd\ndef make(f):\n    return pd.DataFrame({'a': [1]})\n@staticmethod(make)\ndef frame():\n    pass\nprint(frame.query(open('q.txt').read()))\n",
+        "import functools\nimport pandas as pd\ndef make(f):\n    return pd.DataFrame({'a': [1]})\n@functools.lru_cache(maxsize=make)\ndef frame():\n    pass\nprint(frame.query(open('q.txt').read()))\n",
+        "import sys\nimport pandas as pd\nsys.modules['statistics'] = pd.DataFrame({'a': [1]})\nimport statistics\nprint(statistics.query(open('q.txt').read()))\n",
+        "import pandas as pd\nrd = pd.read_csv\np = open('q.txt').read()\nframe = pd.DataFrame({'a': [1]})\nprint(frame.eval('@rd\u{203f}(@p)', engine='python'))\n",
     ];
     assert_strict_denies_each(PYTHON, &[]);
 }

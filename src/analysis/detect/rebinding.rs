@@ -6,7 +6,7 @@
 //! of its own constructor), its exports and `process.exitCode` are its to write.
 
 use crate::analysis::engine::Engine;
-use crate::analysis::engine::meaning::Value;
+use crate::analysis::engine::meaning::{Namespace, Value};
 use crate::analysis::facts::DynamicKind;
 use crate::analysis::ir::{Kind, NodeId, Sym};
 
@@ -44,6 +44,20 @@ pub fn report(e: &mut Engine, id: NodeId) {
         let (Kind::Attr { object, .. } | Kind::Index { object, .. }) = e.ir.kind(target) else {
             continue;
         };
+        // `sys.modules['statistics'] = frame`: the next `import statistics` gives `frame`.
+        if matches!(e.ir.kind(target), Kind::Index { .. })
+            && e.resolve(object, 0)
+                .iter()
+                .any(|m| m.value == Value::Namespace(Namespace::Modules))
+        {
+            e.dynamic(
+                target,
+                DynamicKind::UntrackedValue,
+                "a module is replaced in `sys.modules`: the analyzer reads an import as the \
+                 module it names",
+            );
+            continue;
+        }
         if let Some(owner) = library_owner(e, object, target)
             && !WRITABLE.contains(&owner.as_str())
             && (owner != GLOBAL || replaces_a_global(e, target))

@@ -379,10 +379,20 @@ impl<'a> Engine<'a> {
                     })
             }
             Kind::Arg { .. } => false,
-            // a decorator, or a decorator's maker called (`lru_cache(maxsize=None)`)
+            // a decorator, or a decorator's maker called with constants only
+            // (`lru_cache(maxsize=None)`; `staticmethod(make)` would call `make`)
             _ => {
                 let maker = match self.ir.kind(head) {
-                    Kind::Call { callee, .. } => callee,
+                    Kind::Call { callee, args, .. } => {
+                        let constants = self.ir.list(args).to_vec().into_iter().all(|arg| {
+                            matches!(self.ir.kind(arg), Kind::Arg { value, splat: Splat::None, .. }
+                                if matches!(self.ir.kind(self.ir.unparen(value)), Kind::Const(_) | Kind::Str { .. }))
+                        });
+                        if !constants {
+                            return false;
+                        }
+                        callee
+                    }
                     _ => head,
                 };
                 let names = self.names_of(maker);

@@ -357,10 +357,12 @@ fn is_plain_arithmetic(text: &str) -> bool {
             // bound to (a library reader taken as a value) where no check of its arguments
             // looks. Names pandas provides (`sqrt(a)`) are no `@local`.
             '@' => {
+                // Python names go on with characters beyond ASCII that are not letters
+                // (U+203F, U+00B7, combining marks): all of them are the name's here.
                 let mut j = i + 1;
                 while chars
                     .get(j)
-                    .is_some_and(|c| c.is_alphanumeric() || *c == '_')
+                    .is_some_and(|c| c.is_alphanumeric() || *c == '_' || !c.is_ascii())
                 {
                     j += 1;
                 }
@@ -408,6 +410,9 @@ mod tests {
         assert!(!is_plain_arithmetic("(@rd)(@p, sep=@s)"));
         assert!(!is_plain_arithmetic("( @rd ) (@p)"));
         assert!(!is_plain_arithmetic("@readers[0](@p)"));
+        assert!(!is_plain_arithmetic("@rd\u{203f}(@p)"));
+        assert!(!is_plain_arithmetic("@rd\u{b7} (@p)"));
+        assert!(!is_plain_arithmetic("@rde\u{301}(@p)"));
         assert!(is_plain_arithmetic("(a + b) * (c - d)"));
         assert!(is_plain_arithmetic("a + @scale * sqrt(b)"));
         assert!(!is_plain_arithmetic("@os1.system('id')"));

@@ -48,9 +48,11 @@ impl HostFiles {
             .prefix(PREFIX)
             .tempdir()
             .map_err(failed)?;
-        let owner = identity(std::process::id()).unwrap_or_default();
+        // Without an owner (no /proc to name it by), no later gateway removes the directory.
+        if let Some(owner) = identity(std::process::id()) {
+            std::fs::write(dir.path().join(OWNER), owner).map_err(failed)?;
+        }
         for (name, text) in [
-            (OWNER, owner.as_str()),
             ("seccomp.json", seccomp::profile_json()),
             ("hosts", HOSTS),
             ("hostname", &format!("{HOSTNAME}\n")),

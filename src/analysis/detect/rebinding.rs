@@ -44,20 +44,6 @@ pub fn report(e: &mut Engine, id: NodeId) {
         let (Kind::Attr { object, .. } | Kind::Index { object, .. }) = e.ir.kind(target) else {
             continue;
         };
-        // `sys.modules['statistics'] = frame`: the next `import statistics` gives `frame`.
-        if matches!(e.ir.kind(target), Kind::Index { .. })
-            && e.resolve(object, 0)
-                .iter()
-                .any(|m| m.value == Value::Namespace(Namespace::Modules))
-        {
-            e.dynamic(
-                target,
-                DynamicKind::UntrackedValue,
-                "a module is replaced in `sys.modules`: the analyzer reads an import as the \
-                 module it names",
-            );
-            continue;
-        }
         if let Some(owner) = library_owner(e, object, target)
             && !WRITABLE.contains(&owner.as_str())
             && (owner != GLOBAL || replaces_a_global(e, target))
@@ -153,6 +139,8 @@ fn report_storing_call(e: &mut Engine, call: NodeId) {
             Value::Module(p) => Some(e.paths.text(p).to_owned()),
             Value::Name(p) => Some(e.paths.text(p).to_owned()),
             Value::Global => Some(GLOBAL.to_owned()),
+            // `sys.modules['statistics'] = frame`: the next `import statistics` gives `frame`.
+            Value::Namespace(Namespace::Modules) => Some("sys.modules".to_owned()),
             _ => None,
         });
     if let Some(owner) = owner
@@ -195,7 +183,8 @@ fn store_leaves(e: &Engine, target: NodeId, out: &mut Vec<NodeId>) {
 /// The module or builtin an expression is, by name, if it is one whose members the analyzer
 /// reads as the library defines them: a module or capability (`os`, `path`, `process`), every
 /// member of it; a builtin (`String`, `Array.prototype`), the members the folder models
-/// (`fromCharCode`, `join`, `concat`); the global object, checked by the caller.
+/// (`fromCharCode`, `join`, `concat`); the global object, checked by the caller; `sys.modules`,
+/// whose entries every import reads.
 fn library_owner(e: &mut Engine, object: NodeId, target: NodeId) -> Option<String> {
     let member = member_name(e, target);
     e.resolve(object, 0)
@@ -238,6 +227,8 @@ fn library_owner(e: &mut Engine, object: NodeId, target: NodeId) -> Option<Strin
                 (modelled || prototype || namespace).then_some(owner)
             }
             Value::Global => Some(GLOBAL.to_owned()),
+            // `sys.modules['statistics'] = frame`: the next `import statistics` gives `frame`.
+            Value::Namespace(Namespace::Modules) => Some("sys.modules".to_owned()),
             _ => None,
         })
 }

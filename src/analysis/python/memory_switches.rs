@@ -264,17 +264,15 @@ pub fn report_array_class_value(e: &mut Engine, id: NodeId) {
     // Through tuples and parentheses (`isinstance(x, (np.ndarray, list))`, `dict[str,
     // np.ndarray]`) to where the class goes.
     let mut child = id;
-    let mut parent = match e.ir.parent(child) {
-        Some(p) => p,
-        None => return,
-    };
-    while matches!(e.ir.kind(parent), Kind::Collection { .. } | Kind::Paren(_)) {
-        child = parent;
-        parent = match e.ir.parent(child) {
-            Some(p) => p,
-            None => return,
+    let parent = loop {
+        let Some(parent) = e.ir.parent(child) else {
+            return;
         };
-    }
+        if !matches!(e.ir.kind(parent), Kind::Collection { .. } | Kind::Paren(_)) {
+            break parent;
+        }
+        child = parent;
+    };
     let tests_it = |e: &mut Engine, arg: NodeId| {
         e.ir.parent(arg).is_some_and(|call| match e.ir.kind(call) {
             Kind::Call { callee, .. } => e

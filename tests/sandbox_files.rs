@@ -272,6 +272,51 @@ print("examples run", ran)
 }
 
 on_every_backend! {
+    /// The index arrays scipy's native kernels trust reach the snippet read-only, however it
+    /// takes them (attribute, `getattr`, a tuple of coordinates) and whatever it then writes
+    /// with (item store, `out=`, `copyto`, the writeable flag), while scipy's own updates in
+    /// place (summing duplicates, sorting, adding points) and the compiled interpolators that
+    /// read them still work.
+    async fn native_index_arrays_reach_the_snippet_read_only(backend) {
+        let code = r#"
+import numpy as np
+from scipy import sparse
+from scipy.spatial import Delaunay
+from scipy.interpolate import LinearNDInterpolator
+def attempt(label, action):
+    try:
+        action()
+        print(label, "ran")
+    except ValueError:
+        print(label, "refused")
+m = sparse.coo_matrix((np.ones(4), (np.arange(4), np.zeros(4, dtype=np.int32))), shape=(4, 1))
+attempt("col", lambda: m.col.__setitem__(slice(None), 10**6))
+attempt("coords", lambda: m.coords[1].__setitem__(slice(None), 10**6))
+attempt("getattr", lambda: getattr(m, "row").__setitem__(0, 10**6))
+attempt("out", lambda: np.add(m.col, 10**6, out=m.col))
+attempt("copyto", lambda: np.copyto(m.col, 10**6))
+attempt("flag", lambda: m.col.setflags(write=True))
+print("coo", (m @ np.ones(1)).tolist())
+tri = Delaunay(np.array([[0, 0], [1, 0], [0, 1], [1, 1], [0.4, 0.6]]), incremental=True)
+attempt("simplices", lambda: tri.simplices.__setitem__(slice(None), 4096))
+print("linear", LinearNDInterpolator(tri, np.arange(5.0))([[0.25, 0.25]]).round(3).tolist())
+tri.add_points([[0.8, 0.2]])
+print("added", len(tri.simplices), tri.find_simplex([[0.1, 0.1]]).tolist())
+c = sparse.csr_matrix((np.array([1.0, 0, 2, 3]), np.array([1, 0, 1, 0]), np.array([0, 2, 4])), shape=(2, 2))
+c.sum_duplicates()
+c.eliminate_zeros()
+print("csr", c.toarray().tolist(), c.indices.tolist())
+"#;
+        let e = run(backend, &tight_limits(), Language::Python, code, &[]).await;
+        assert_eq!(
+            e.stdout.trim(),
+            "col refused\ncoords refused\ngetattr refused\nout refused\ncopyto refused\nflag refused\ncoo [1.0, 1.0, 1.0, 1.0]\nsimplices refused\nlinear [1.75]\nadded 6 [3]\ncsr [[0.0, 1.0], [3.0, 2.0]] [1, 0, 1]",
+            "{e:?}"
+        );
+    }
+}
+
+on_every_backend! {
     /// Source lines in tracebacks and warnings come only from the module path, the work dir and
     /// /tmp: a warning or a fake traceback naming a system file (or a link to one) shows none
     /// of it, while a library's own frames still show their source.

@@ -98,7 +98,8 @@
 #     only if it is installed (an optional dependency). Text given for
 #     matplotlib's `axes.prop_cycle` is read as cycler calls of literals, never
 #     evaluated, lxml's iterparse resolves only the entities a document defines
-#     itself (see _LibraryGuards), and source lines shown in tracebacks and
+#     itself, the index arrays scipy's native kernels trust reach the snippet
+#     read-only (see _LibraryGuards), and source lines shown in tracebacks and
 #     warnings come only from files below sys.path's directories, the work dir
 #     and /tmp (see _guard_linecache). stdin at
 #     end-of-file (/dev/null). stdout/stderr are
@@ -752,7 +753,8 @@ class _LibraryGuards:
     - logging's `{` style walks the attributes a format names: public names only;
     - joblib's caches unpickle files from a directory: caches keep none;
     - doctest runs the examples of any docstring: only those written in the snippet;
-    - scipy's sparse matrices keep index arrays unchecked: copied and every index checked.
+    - scipy's sparse matrices keep index arrays unchecked: copied and every index checked;
+    - scipy's native kernels trust the index arrays its objects hold: handed out read-only.
     This finder lets each module load as usual, then puts its guard in place before anything
     uses it."""
 
@@ -963,6 +965,63 @@ def _no_special_instance_names(*classes):
     return guard
 
 
+class _ReadOnlyMemory:
+    """What numpy builds a read-only array over (`__array_interface__`, its data flagged
+    read-only): numpy never lets that array be made writable again, since this object exports
+    no writable buffer, and the array it views is kept under a private name the strict policy
+    never lets a snippet reach (a view's `base` would lead back to the writable array)."""
+
+    __slots__ = ("__array_interface__", "_viewed")
+
+    def __init__(self, array):
+        interface = dict(array.__array_interface__)
+        interface["data"] = (interface["data"][0], True)
+        self.__array_interface__ = interface
+        self._viewed = array
+
+
+def _read_only(value, numpy):
+    """`value` as code outside the library may see it: integer arrays (and tuples of them)
+    as read-only views of the same memory, anything else as it is."""
+    if isinstance(value, numpy.ndarray):
+        return numpy.asarray(_ReadOnlyMemory(value)) if value.dtype.kind in "iu" else value
+    if isinstance(value, tuple) and any(isinstance(item, numpy.ndarray) for item in value):
+        return tuple(_read_only(item, numpy) for item in value)
+    return value
+
+
+def _index_arrays_read_only(*classes):
+    """scipy's native kernels trust the index arrays its objects hold (a sparse matrix's
+    coordinates, a triangulation's simplices and neighbours) without checking them again:
+    changed in place after the object checked them, they make the kernels read and write
+    outside the arrays they index. Code outside the library (the snippet, and any other
+    library's code, which could hand the array back) sees an object's public integer arrays as
+    read-only views of the same memory; scipy's own code, which updates them in place, sees
+    them as they are. (scipy's compiled code has no frame of its own: reached from a snippet,
+    it reads views too, which is all it does with them.)"""
+
+    def guard(module):
+        numpy = sys.modules.get("numpy")
+        package = sys.modules.get(module.__name__.partition(".")[0])
+        if numpy is None or getattr(package, "__file__", None) is None:
+            return
+        library = os.path.dirname(package.__file__) + os.sep
+        for name in classes:
+            cls = getattr(module, name, None)
+            if cls is None:
+                continue
+
+            def __getattribute__(self, key, original=cls.__getattribute__):
+                value = original(self, key)
+                if key[:1] == "_" or sys._getframe(1).f_code.co_filename.startswith(library):
+                    return value
+                return _read_only(value, numpy)
+
+            cls.__getattribute__ = __getattribute__
+
+    return guard
+
+
 def _no_cache_directory(memory):
     """joblib's `Memory` (scikit-learn's `memory=`, by keyword, splat or parameter grid)
     unpickles its entries from the directory it is given, where the snippet can write any
@@ -1050,6 +1109,9 @@ _GUARDS = {
     "scipy.sparse._bsr": _checked_sparse_indices("_bsr_base"),
     "scipy.sparse._coo": _checked_sparse_indices("_coo_base"),
     "scipy.odr._odrpack": _no_special_instance_names("Output"),
+    "scipy.sparse._base": _index_arrays_read_only("_spbase"),
+    "scipy.spatial._qhull": _index_arrays_read_only("_QhullUser"),
+    "scipy.spatial._kdtree": _index_arrays_read_only("KDTree"),
 }
 
 

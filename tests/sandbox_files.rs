@@ -219,7 +219,9 @@ print(round(float(model.predict([[0.0, 1.0]])[0]), 3), os.path.exists("cache"))
 
 on_every_backend! {
     /// Data never names a special attribute a library sets (pandas' accessors, logging's
-    /// `extra=`, scipy's ODR output: `__array_interface__` is a memory address to numpy),
+    /// `extra=`, scipy's ODR output: `__array_interface__` is a memory address to numpy), nor
+    /// does a name that only claims not to be one (a `str` subclass, a mapping listing other
+    /// keys when read again, an object equal to the name),
     /// scipy's sparse indices are copied and checked before a native kernel reads them (by the
     /// class's own check, whatever a subclass overrides; the caller's array changed afterwards
     /// changes nothing), and doctest runs the examples of
@@ -239,6 +241,28 @@ def attempt(label, action):
         print(label, "refused")
 attempt("accessor", lambda: pd.api.extensions.register_dataframe_accessor(special)(object))
 attempt("extra", lambda: logging.getLogger("t").warning("x", extra={special: {}}))
+class Lying(str):
+    def startswith(self, prefix):
+        return False
+class Shifty(dict):
+    looks = 0
+    def __iter__(self):
+        Shifty.looks += 1
+        return iter([] if Shifty.looks == 1 else list(dict.keys(self)))
+class Equal:
+    def __hash__(self):
+        return hash(special)
+    def __eq__(self, other):
+        return other == special
+attempt("extra subclass", lambda: logging.getLogger("t").warning("x", extra={Lying(special): {}}))
+attempt("extra shifting", lambda: logging.getLogger("t").warning("x", extra=Shifty({special: {}})))
+attempt("extra equal", lambda: logging.getLogger("t").warning("x", extra={Equal(): {}}))
+attempt("accessor subclass", lambda: pd.api.extensions.register_series_accessor(Lying(special))(object))
+from scipy.sparse import coo_matrix
+class LooseCoo(coo_matrix):
+    def _check(self):
+        pass
+attempt("coo subclass", lambda: LooseCoo((np.ones(1), (np.array([0]), np.array([10**6]))), shape=(1, 2)))
 attempt("sparse", lambda: csr_matrix((np.ones(2), np.array([0, 10**6]), np.array([0, 1, 2])), shape=(2, 2)))
 class Loose(csr_matrix):
     def check_format(self, full_check=False):
@@ -265,7 +289,7 @@ print("examples run", ran)
         let e = run(backend, &tight_limits(), Language::Python, code, &[]).await;
         assert_eq!(
             e.stdout.trim(),
-            "accessor refused\nextra refused\nsparse refused\nsparse subclass refused\nodr output refused\nsparse after [1.0, 1.0]\nmade docstring refused\nexamples run [4]",
+            "accessor refused\nextra refused\nextra subclass refused\nextra shifting refused\nextra equal refused\naccessor subclass refused\ncoo subclass refused\nsparse refused\nsparse subclass refused\nodr output refused\nsparse after [1.0, 1.0]\nmade docstring refused\nexamples run [4]",
             "{e:?}"
         );
     }

@@ -807,12 +807,20 @@ def _internal_entities_only(etree):
     original = etree.iterparse
 
     def iterparse(*args, **kwargs):
-        if kwargs.get("resolve_entities", True) is True:
+        if kwargs.get("resolve_entities", True) is not False:  # a truthy 1 resolves all
             kwargs["resolve_entities"] = "internal"
         kwargs["no_network"] = True
         return original(*args, **kwargs)
 
     etree.iterparse = iterparse
+
+
+def _may_name_special(key):
+    """Whether an attribute name taken from data is, or may stand for, a special (`__dunder__`)
+    one. Only an exact `str` is read as its text says: a subclass answers `startswith` as it
+    likes, and any other object may equal the name numpy looks up (its own `__eq__` and
+    `__hash__`), so neither is taken as a name at all."""
+    return type(key) is not str or (str.startswith(key, "__") and str.endswith(key, "__"))
 
 
 def _no_special_names_from_data(*classes):
@@ -828,7 +836,7 @@ def _no_special_names_from_data(*classes):
                 continue
 
             def __getattr__(self, key, original=original):
-                if key.startswith("__") and key.endswith("__"):
+                if _may_name_special(key):
                     raise AttributeError(key)
                 return original(self, key)
 
@@ -890,9 +898,18 @@ def _no_special_extra(logging):
 
     def makeRecord(self, *args, **kwargs):
         extra = kwargs.get("extra", args[8] if len(args) > 8 else None)
-        for key in extra or ():
-            if isinstance(key, str) and key.startswith("__") and key.endswith("__"):
-                raise KeyError("a log record's extra attributes may not be special: %r" % key)
+        if extra is not None:
+            # A plain copy, judged and passed on: the mapping given may list other keys each
+            # time it is read.
+            extra = dict(extra)
+            for key in extra:
+                if _may_name_special(key):
+                    raise KeyError("a log record's extra attributes may not be special: %r"
+                                   % key)
+            if len(args) > 8:
+                args = args[:8] + (extra,) + args[9:]
+            else:
+                kwargs["extra"] = extra
         return original(self, *args, **kwargs)
 
     logging.Logger.makeRecord = makeRecord
@@ -906,7 +923,7 @@ def _no_special_accessors(accessor):
         return
 
     def _register_accessor(name, cls):
-        if isinstance(name, str) and name.startswith("__") and name.endswith("__"):
+        if _may_name_special(name):
             raise ValueError("an accessor may not be named like a special attribute: %r" % name)
         return original(name, cls)
 
@@ -937,6 +954,8 @@ def _checked_sparse_indices(*classes):
                 original(self, arg1, *args, **kwargs)
                 if check is not None and check.__name__ == "check_format":
                     check(self, full_check=True)
+                elif check is not None:  # COO's `_check`, whatever a subclass defines
+                    check(self)
 
             cls.__init__ = __init__
 
@@ -957,7 +976,7 @@ def _no_special_instance_names(*classes):
             def __init__(self, *args, original=init, **kwargs):
                 original(self, *args, **kwargs)
                 for key in list(vars(self)):
-                    if isinstance(key, str) and key.startswith("__") and key.endswith("__"):
+                    if _may_name_special(key):
                         raise ValueError("an attribute may not be named by data: %r" % key)
 
             cls.__init__ = __init__
@@ -1079,7 +1098,10 @@ def _written_examples_only(doctest):
         return
 
     def run(self, test, *args, **kwargs):
-        if test.examples and _cleandoc(test.docstring or "") not in _written_docstrings():
+        docstring = test.docstring or ""
+        # an exact str only: a subclass's `expandtabs` could answer with a written docstring
+        if test.examples and (type(docstring) is not str
+                              or _cleandoc(docstring) not in _written_docstrings()):
             raise ValueError(
                 "doctest runs only the examples of docstrings written in the snippet; %s's "
                 "docstring was made at run time" % test.name)

@@ -328,11 +328,26 @@ fn is_plain_arithmetic(text: &str) -> bool {
     while i < chars.len() {
         let c = chars[i];
         match c {
+            // Python's tokenizer reads what this scan does not: names and numbers spelled
+            // beyond ASCII (`o\u{203f}1.system` is a name), prefixed strings (`f'{...}'`).
+            _ if !c.is_ascii() => return false,
+            '\'' | '"' | '`'
+                if i > 0 && (chars[i - 1].is_alphanumeric() || chars[i - 1] == '_') =>
+            {
+                return false;
+            }
             '\'' | '"' | '`' => {
-                // A quoted string or a backquoted column name: skip to its end.
-                let end = chars[i + 1..].iter().position(|&d| d == c || d == '\\');
+                // A quoted string (three quotes open one only three close) or a backquoted
+                // column name: skip to its end.
+                let quote = if chars[i..].starts_with(&[c, c, c]) {
+                    3
+                } else {
+                    1
+                };
+                let end = (i + quote..chars.len())
+                    .find(|&j| chars[j] == '\\' || chars[j..].starts_with(&[c, c, c][..quote]));
                 match end {
-                    Some(n) if chars[i + 1 + n] == c => i += n + 2,
+                    Some(j) if chars[j] == c => i = j + quote,
                     _ => return false,
                 }
                 continue;
@@ -357,12 +372,10 @@ fn is_plain_arithmetic(text: &str) -> bool {
             // bound to (a library reader taken as a value) where no check of its arguments
             // looks. Names pandas provides (`sqrt(a)`) are no `@local`.
             '@' => {
-                // Python names go on with characters beyond ASCII that are not letters
-                // (U+203F, U+00B7, combining marks): all of them are the name's here.
                 let mut j = i + 1;
                 while chars
                     .get(j)
-                    .is_some_and(|c| c.is_alphanumeric() || *c == '_' || !c.is_ascii())
+                    .is_some_and(|c| c.is_ascii_alphanumeric() || *c == '_')
                 {
                     j += 1;
                 }
@@ -418,5 +431,20 @@ mod tests {
         assert!(!is_plain_arithmetic("@os1.system('id')"));
         assert!(!is_plain_arithmetic("x_2.attr"));
         assert!(is_plain_arithmetic("a > 1.5 and b < .5 + 2."));
+        // strings as Python's tokenizer reads them
+        assert!(!is_plain_arithmetic(
+            "'''x'y''' != @pd.io.common.os.system('id') or '''w'v'''"
+        ));
+        assert!(!is_plain_arithmetic(
+            "\"\"\"q\"q\"\"\" + @np.load('x') + \"\"\"q\"q\"\"\""
+        ));
+        assert!(is_plain_arithmetic("b == '''it's''' and a > 0"));
+        assert!(is_plain_arithmetic("name == 'größe'"));
+        assert!(!is_plain_arithmetic("f'{a}' == b"));
+        assert!(!is_plain_arithmetic("b == rb'x'"));
+        // names beyond ASCII, where a number's point would be an attribute
+        assert!(!is_plain_arithmetic("@o\u{203f}1.system('id') == 0"));
+        assert!(!is_plain_arithmetic("@p\u{b7}2.read_csv('/etc/passwd')"));
+        assert!(!is_plain_arithmetic("größe > 3"));
     }
 }

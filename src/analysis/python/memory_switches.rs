@@ -6,10 +6,14 @@
 //! object reference: a forged object at any address. scipy's objects check the arrays they
 //! are built from once, and their native code trusts whatever arrays they hold afterwards
 //! (`m.data = np.zeros(1)`, `m.col[:] = ...`, `spline.c = ...`: reads past the arrays' ends).
+//! `copy.deepcopy`'s `memo` answers which copy stands for each part of what it copies: a
+//! snippet's mapping puts any object (index arrays out of range) inside a scipy object rebuilt
+//! with no constructor's check.
 //! So `refcheck=` is allowed only as `True` (and a `resize` given a `**` mapping may carry
-//! it), an array over a buffer only with a dtype proven to hold no objects (and the array
-//! classes only called where that is judged, never handed on as a base, an argument or a
-//! value), and a scipy object's attributes are not written (build a new one instead).
+//! it), an array over a buffer only with a dtype proven to hold no objects, `deepcopy` only
+//! without a memo (and these functions only called where that is judged, never handed on as
+//! a base, an argument or a value), and a scipy object's attributes are not written (build a
+//! new one instead).
 
 use crate::analysis::engine::Engine;
 use crate::analysis::engine::meaning::Value;
@@ -21,6 +25,7 @@ pub fn report(e: &mut Engine, call: NodeId) {
         return;
     };
     report_arrays_over_bytes(e, call, callee);
+    report_copy_memo(e, call, callee);
     if let Some(value) = e.keyword_arg(call, "refcheck")
         && !matches!(e.ir.kind(e.ir.unparen(value)), Kind::Const(ConstKind::True))
     {
@@ -247,17 +252,56 @@ pub fn report_store(e: &mut Engine, statement: NodeId) {
     }
 }
 
-/// An array class over bytes (`np.ndarray`, `np.recarray`, `np.memmap`, the record
-/// constructors) anywhere but called directly, tested (`isinstance`, `issubclass`, compared),
-/// read an attribute of, or written as a type: handed to `partial`, `map` or a class's bases
-/// (`class Cells(np.ndarray)`, `type(name, (np.ndarray,), {})`), its later calls are out of
-/// sight, and one of them may view written bytes as objects.
+/// `copy.deepcopy(x, memo)`, by position, keyword or splat.
+fn report_copy_memo(e: &mut Engine, call: NodeId, callee: NodeId) {
+    if !e.names_of(callee).iter().any(|n| n == COPY) {
+        return;
+    }
+    let Kind::Call { args, .. } = e.ir.kind(call) else {
+        return;
+    };
+    let splat = e.ir.list(args).iter().any(|&arg| {
+        !matches!(
+            e.ir.kind(arg),
+            Kind::Arg {
+                splat: Splat::None,
+                ..
+            }
+        )
+    });
+    if splat || e.positional_args(call).len() > 1 || e.keyword_arg(call, "memo").is_some() {
+        e.dynamic(
+            call,
+            DynamicKind::Introspection,
+            "`deepcopy`'s memo chooses the object that stands for each part of what it copies,              rebuilt past its constructor's checks: copy without one",
+        );
+    }
+}
+
+const COPY: &str = "copy.deepcopy";
+
+/// A function judged only where it is called directly, and what a call out of sight may do:
+/// the array classes over bytes (`np.ndarray`, `np.recarray`, `np.memmap`, the record
+/// constructors) and `deepcopy`.
+fn judged_when_called(name: &str) -> Option<&'static str> {
+    if name == COPY {
+        Some("be given a memo")
+    } else if OVER_BYTES.iter().any(|&(class, ..)| class == name) {
+        Some("view written bytes as objects")
+    } else {
+        None
+    }
+}
+
+/// A function judged only where it is called directly (see `judged_when_called`) anywhere
+/// but called, tested (`isinstance`, `issubclass`, compared), read an attribute of, or
+/// written as a type: handed to `partial`, `map` or a class's bases (`class
+/// Cells(np.ndarray)`, `type(name, (np.ndarray,), {})`), its later calls are out of sight.
 pub fn report_array_class_value(e: &mut Engine, id: NodeId) {
     let names = e.names_of(id);
-    let Some(name) = names
+    let Some((name, risk)) = names
         .iter()
-        .find(|n| OVER_BYTES.iter().any(|&(class, ..)| class == n.as_str()))
-        .cloned()
+        .find_map(|n| judged_when_called(n).map(|risk| (n.clone(), risk)))
     else {
         return;
     };
@@ -297,7 +341,7 @@ pub fn report_array_class_value(e: &mut Engine, id: NodeId) {
             DynamicKind::UntrackedValue,
             format!(
                 "`{name}` is handed on (a base class, an argument, a value): its later calls \
-                 may view written bytes as objects; call it directly"
+                 may {risk}; call it directly"
             ),
         );
     }

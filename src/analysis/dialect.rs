@@ -46,6 +46,10 @@ pub enum CallKind {
     AttrGetter,
     /// `operator.methodcaller(name)`.
     MethodCaller,
+    /// Calls the methods `prefix` + each name it is given on its first argument, whatever
+    /// object that is: matplotlib's `getp(obj, "name")` (`obj.get_name()`) and `setp(obj,
+    /// name=v)` (`obj.set_name(v)`); without a name, `getp` calls every getter.
+    Accessor { prefix: &'static str },
     /// The snippet's own namespace: `globals()`, `locals()`, `vars()` without arguments.
     Globals,
     /// `vars(x)`: the attributes of `x` (without arguments, the snippet's namespace).

@@ -95,7 +95,42 @@ fn report_kind(e: &mut Engine, id: NodeId, name: &str, kind: CallKind, args: &[N
             };
             report_attribute(e, id, name, key, None, true)
         }
+        CallKind::Accessor { prefix } => report_accessor(e, id, name, prefix, args),
         _ => {}
+    }
+}
+
+/// `getp(obj, "name")`, `setp(obj, "name", v, ...)`, `setp(obj, name=v)`: each name is the
+/// method `prefix` + name of `obj`, judged as that attribute; a name computed at run time, or
+/// none at all for a getter (every getter then runs), reaches any of them.
+fn report_accessor(e: &mut Engine, id: NodeId, name: &str, prefix: &str, args: &[NodeId]) {
+    let mut keys: Vec<Option<String>> = args
+        .iter()
+        .skip(1)
+        .step_by(2)
+        .map(|&key| e.fold(key, 0).map(|k| k.to_string()))
+        .collect();
+    if let Kind::Call { args: all, .. } = e.ir.kind(id) {
+        for &arg in e.ir.list(all) {
+            if let Kind::Arg {
+                name: Some(key), ..
+            } = e.ir.kind(arg)
+            {
+                keys.push(Some(e.name(key).to_owned()));
+            }
+        }
+    }
+    let unnamed = keys.is_empty() && prefix == "get_";
+    if unnamed || e.splatted(id) || keys.iter().any(Option::is_none) {
+        e.dynamic(
+            id,
+            DynamicKind::DynamicAttribute,
+            format!("`{name}` calls `{prefix}*` methods named at run time (or every one)"),
+        );
+        return;
+    }
+    for key in keys.into_iter().flatten() {
+        super::report_special(e, id, &format!("{prefix}{key}"));
     }
 }
 

@@ -170,6 +170,7 @@ pub fn report_use(e: &mut Engine, node: NodeId, m: Meaning, site: Site, args: Ve
                     | CallKind::SetAttr
                     | CallKind::AttrGetter
                     | CallKind::MethodCaller
+                    | CallKind::Accessor { .. }
             )
         )
     {

@@ -894,7 +894,7 @@ impl<'a> Engine<'a> {
                 }
                 None => Vec::new(),
             },
-            CallKind::FindModule | CallKind::SetAttr => Vec::new(),
+            CallKind::FindModule | CallKind::SetAttr | CallKind::Accessor { .. } => Vec::new(),
         }
     }
 }

@@ -161,6 +161,16 @@ impl Dialect for Python {
             "setattr" | "delattr" => CallKind::SetAttr,
             "operator.attrgetter" => CallKind::AttrGetter,
             "operator.methodcaller" => CallKind::MethodCaller,
+            "matplotlib.artist.getp"
+            | "matplotlib.artist.get"
+            | "matplotlib.pyplot.getp"
+            | "matplotlib.pyplot.get"
+            | "matplotlib.pylab.getp"
+            | "matplotlib.pylab.get"
+            | "matplotlib.artist.ArtistInspector" => CallKind::Accessor { prefix: "get_" },
+            "matplotlib.artist.setp" | "matplotlib.pyplot.setp" | "matplotlib.pylab.setp" => {
+                CallKind::Accessor { prefix: "set_" }
+            }
             "globals" | "locals" => CallKind::Globals,
             "vars" => CallKind::Vars,
             "importlib.reload" => CallKind::Identity,

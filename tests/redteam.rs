@@ -1066,3 +1066,68 @@ fn strict_denies_the_fifteenth_pass_classes() {
     ];
     assert_strict_denies_each(PYTHON, &[]);
 }
+
+/// The seventeenth pass: pandas expression text read as Python's tokenizer reads it (three
+/// quotes, names beyond ASCII), `deepcopy`'s memo, matplotlib's accessors composing a method
+/// name, and subclasses of native-array classes replacing how instances are made or checked.
+#[test]
+fn strict_denies_the_seventeenth_pass_classes() {
+    const PYTHON: &[&str] = &[
+        "import pandas as pd\nframe = pd.DataFrame({'a': [1]})\nprint(frame.query(\"'''x'y''' != @pd.io.common.os.system('id') or '''w'v'''\", engine='python'))\n",
+        "import os as o\u{203f}1\nimport pandas as pd\nframe = pd.DataFrame({'a': [1]})\nprint(frame.query(\"@o\u{203f}1.system('id') == 0\", engine='python'))\n",
+        "import copy\nimport numpy as np\nfrom scipy.sparse import csr_array\nm = csr_array(np.eye(2))\nclass Memo(dict):\n    pass\nm2 = copy.deepcopy(m, Memo())\n",
+        "import copy\nfrom scipy.sparse import csr_array\nm2 = copy.deepcopy(csr_array((1, 1)), memo={})\n",
+        "import copy, functools\nfrom scipy.sparse import csr_array\ncopier = functools.partial(copy.deepcopy, memo={})\n",
+        "import matplotlib.pyplot as plt\nfrom sklearn.neighbors import KDTree\ntree = KDTree([[0.0], [1.0]])\ndata, order, nodes, bounds = plt.getp(tree, 'arrays')\n",
+        "import matplotlib.pyplot as plt\nfrom sklearn.neighbors import KDTree\nplt.getp(KDTree([[0.0], [1.0]]))\n",
+        "import numpy as np\nfrom scipy.sparse import coo_array\nclass Loose(coo_array):\n    def _check(self):\n        pass\n",
+        "import numpy as np\nfrom scipy.interpolate import BSpline\nclass Quick(BSpline):\n    def __init__(self, t, c, k):\n        self.t, self.c, self.k = t, c, k\n",
+        "from scipy.sparse import coo_array\nLoose = type('Loose', (coo_array,), {'_check': lambda self: None})\n",
+    ];
+    assert_strict_denies_each(PYTHON, &[]);
+    let policy = load("strict").unwrap();
+    // A function of one call reading names a later call binds: some call is denied.
+    let sessions: &[(Language, &[&str])] = &[
+        (
+            Language::Python,
+            &[
+                "def run():\n    return frame.query(text, engine='python')\n",
+                "import pandas as pd\nframe = pd.DataFrame({'a': [1]})\ntext = bytes([97]).decode()\nprint(run())\n",
+            ],
+        ),
+        (
+            Language::Python,
+            &[
+                "def show():\n    print(reader(where, sep='\\t'))\n",
+                "import pandas as pd\nreader = pd.read_csv\nwhere = 'data.csv'\nshow()\n",
+            ],
+        ),
+        (
+            Language::JavaScript,
+            &[
+                "function show() { return files.readFileSync(where, 'utf8'); }\n",
+                "var files = require('fs');\nvar where = 'data.txt';\nconsole.log(show());\n",
+            ],
+        ),
+    ];
+    for (language, calls) in sessions {
+        let mut carried = Carried::default();
+        let mut verdicts = Vec::new();
+        for code in calls.iter() {
+            let (call, next) = analyze_with(*language, code.as_bytes(), &carried);
+            verdicts.push(policy.judge(&call).verdict);
+            carried = next;
+        }
+        assert!(verdicts.contains(&Verdict::Deny), "{calls:?}: {verdicts:?}");
+    }
+    // Functions defined before the data they read, the data plain: every call allowed.
+    let mut carried = Carried::default();
+    for code in [
+        "def total():\n    return sum(values) * scale\n",
+        "values = [1, 2, 3]\nscale = 2\nprint(total())\n",
+    ] {
+        let (call, next) = analyze_with(Language::Python, code.as_bytes(), &carried);
+        assert_eq!(policy.judge(&call).verdict, Verdict::Allow, "{code}");
+        carried = next;
+    }
+}

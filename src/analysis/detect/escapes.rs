@@ -7,7 +7,7 @@
 
 use crate::analysis::engine::Engine;
 use crate::analysis::engine::meaning::{Meaning, Value};
-use crate::analysis::engine::scopes::ScopeKind;
+use crate::analysis::engine::scopes::{MODULE_SCOPE, ScopeKind};
 use crate::analysis::facts::DynamicKind;
 use crate::analysis::ir::{BinOp, CollectionKind, Kind, NodeId};
 
@@ -108,6 +108,9 @@ fn escape(e: &Engine, id: NodeId, always_true: bool) -> Option<&'static str> {
                 parent
             }
             Kind::Assign { targets, value } if value == child => {
+                if ir.list(targets).iter().any(|&t| read_before_bound(e, t)) {
+                    return Some("stored in a name code of an earlier call reads");
+                }
                 if !ir.list(targets).iter().all(|&t| followed_target(e, t)) {
                     return Some("stored where the analyzer does not follow it");
                 }
@@ -121,6 +124,9 @@ fn escape(e: &Engine, id: NodeId, always_true: bool) -> Option<&'static str> {
                 }
             }
             Kind::Decl { target, .. } => {
+                if read_before_bound(e, target) {
+                    return Some("stored in a name code of an earlier call reads");
+                }
                 return (!followed_target(e, target))
                     .then_some("stored where the analyzer does not follow it");
             }
@@ -224,10 +230,12 @@ pub fn is_forwarded_this(e: &mut Engine, id: NodeId) -> bool {
 fn followed_target(e: &Engine, target: NodeId) -> bool {
     let ir = e.ir;
     match ir.kind(target) {
-        Kind::Bind(_) => e
-            .scopes
-            .bind_scope(target)
-            .is_some_and(|s| e.scopes.kind(s) != ScopeKind::Class),
+        Kind::Bind(_) => {
+            !read_before_bound(e, target)
+                && e.scopes
+                    .bind_scope(target)
+                    .is_some_and(|s| e.scopes.kind(s) != ScopeKind::Class)
+        }
         Kind::ObjectPattern { entries } => ir.list(entries).iter().all(|&entry| {
             matches!(ir.kind(entry), Kind::PatternEntry { key, target }
                 if ir.str_value(key).is_some() && followed_target(e, target))
@@ -235,6 +243,14 @@ fn followed_target(e: &Engine, target: NodeId) -> bool {
         Kind::DefaultTarget { target, .. } => followed_target(e, target),
         _ => false,
     }
+}
+
+/// A module-level name code of an earlier call of the session reads, with no binding it could
+/// see when it was judged (see `Carried`): what is stored there is used out of sight.
+fn read_before_bound(e: &Engine, target: NodeId) -> bool {
+    matches!(e.ir.kind(target), Kind::Bind(sym)
+        if e.context().is_read_before_bound(e.name(sym))
+            && e.scopes.bind_scope(target) == Some(MODULE_SCOPE))
 }
 
 /// `a, b = os, sys`: a tuple unpacked into as many names at once is followed item by item.

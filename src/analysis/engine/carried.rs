@@ -42,6 +42,9 @@ pub struct Carried {
     /// Module-level names an earlier call bound to more than their carried meanings show (a
     /// module, then a call's result): a later call trusts no rule's reading of them.
     partly_known: std::collections::BTreeSet<String>,
+    /// Names code of an earlier call reads before anything bound them (a function run by a
+    /// later call): a later call's binding of one is read where its analysis cannot follow.
+    read_before_bound: std::collections::BTreeSet<String>,
     /// An earlier call wrote module-level names by no binding the analyzer reads, and may
     /// write again from code still running: Python through the module or its namespace
     /// (`globals()[k] = ...`), JavaScript through the global object (then only names that
@@ -70,6 +73,7 @@ impl Carried {
             && self.walkers.is_empty()
             && self.written_later.is_empty()
             && self.partly_known.is_empty()
+            && self.read_before_bound.is_empty()
             && self.namespace_written == NamespaceWritten::default()
     }
 
@@ -118,6 +122,7 @@ impl Carried {
             && self.walkers.is_empty()
             && self.written_later.is_empty()
             && self.partly_known.is_empty()
+            && self.read_before_bound.is_empty()
             && self.namespace_written == NamespaceWritten::default()
             && self.names.values().all(|meanings| {
                 !meanings.is_empty()
@@ -132,6 +137,16 @@ impl Carried {
     /// Whether an earlier analysis bound `name` at module level.
     pub(super) fn binds(&self, name: &str) -> bool {
         self.names.contains_key(name)
+    }
+
+    pub(super) fn read_before_bound(&mut self, name: &str) {
+        self.read_before_bound.insert(name.to_owned());
+    }
+
+    /// Whether code of an earlier call reads `name` where a binding of this call reaches it
+    /// unseen.
+    pub fn is_read_before_bound(&self, name: &str) -> bool {
+        self.read_before_bound.contains(name)
     }
 
     pub(super) fn may_be_text(&mut self, name: &str) {

@@ -164,6 +164,8 @@ pub struct Engine<'a> {
     class_holds: std::collections::HashSet<NodeId>,
     /// Module-level names bound to a directory walk, carried for a later call to judge.
     walkers: Vec<Sym>,
+    /// Names a session's call reads that nothing has bound yet (see `resolve_name`).
+    bound_later: std::collections::BTreeSet<Sym>,
     /// The fields of the snippet's classes proven to hold only data, as (class, name), as
     /// far as this round's bindings show (see [`instance_fields`]).
     data_fields: Option<Rc<[(NodeId, &'a str)]>>,
@@ -245,6 +247,7 @@ impl<'a> Engine<'a> {
             parameter_holder: false,
             class_holds: std::collections::HashSet::new(),
             walkers: Vec::new(),
+            bound_later: std::collections::BTreeSet::new(),
             data_fields: None,
             pinned_fields: None,
             last_fields: None,
@@ -506,6 +509,11 @@ impl<'a> Engine<'a> {
         );
     }
 
+    /// What earlier code of a session bound (empty outside one).
+    pub fn context(&self) -> &'a Carried {
+        self.context
+    }
+
     pub fn name(&self, sym: Sym) -> &'a str {
         self.ir.name(sym)
     }
@@ -586,6 +594,9 @@ impl<'a> Engine<'a> {
         }
         for &m in &self.star_modules {
             carried.star(self.paths.text(m));
+        }
+        for &sym in &self.bound_later {
+            carried.read_before_bound(self.name(sym));
         }
         if self.rewrites.module_names() {
             carried.forget_constants();

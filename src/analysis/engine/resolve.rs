@@ -142,6 +142,17 @@ impl<'a> Engine<'a> {
             && !(self.role == super::Role::SessionCall
                 && self.context.binds(name)
                 && !self.dialect.is_builtin(name));
+        // A session's call may read a name nothing has bound yet, in a function a later call
+        // runs after binding it: its value is that call's, unknown here (in a single run it
+        // would only fail), and that call's binding is read where its analysis cannot follow.
+        let later = free
+            && self.role == super::Role::SessionCall
+            && !self.dialect.is_builtin(name)
+            && !self.context.binds(name);
+        if later {
+            self.bound_later.insert(sym);
+        }
+        let free = free && !later;
         if lookup.certain {
             return out;
         }

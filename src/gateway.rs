@@ -8,7 +8,7 @@ use serde::Serialize;
 use crate::analysis::{
     Analysis, Carried, FactKind, Language, analyze, analyze_with, is_python_stdlib_module,
 };
-use crate::policy::{Finding, Installed, Judgement, Policy, Verdict};
+use crate::policy::{Action, Finding, Installed, Judgement, Policy, Verdict};
 use crate::sandbox::transfer::Omitted;
 use crate::sandbox::{Execution, LazySandbox, Preload, SandboxError};
 use crate::workdir::{self, FileEntry, FileError, FileInfo, InputFile};
@@ -200,9 +200,58 @@ impl Gateway {
         carried: &Carried,
     ) -> Result<(Judgement, Carried), GatewayError> {
         check_size(code)?;
-        let (analysis, carried) = analyze_with(language, code.as_bytes(), carried);
-        let judgement = self.judge(language, &analysis).await?;
-        Ok((judgement, carried))
+        let (analysis, next) = analyze_with(language, code.as_bytes(), carried);
+        let mut judgement = self.judge(language, &analysis).await?;
+        if judgement.verdict != Verdict::Deny {
+            let changed = self.rejudge_definitions(language, carried, &next).await?;
+            if !changed.is_empty() {
+                judgement.verdict = Verdict::Deny;
+                judgement.findings.extend(changed);
+            }
+        }
+        Ok((judgement, next))
+    }
+
+    /// The functions and classes of a session's earlier calls, judged again with the names
+    /// this call binds as well: a call that rebinds what one of them reads (`text = ...` for
+    /// `def run(): frame.query(text)`, judged with the text it first had) changes what it
+    /// does when called. Returns each denial the rebinding makes, and none the definitions
+    /// had anyway (judged alone, without the module-level code around them).
+    async fn rejudge_definitions(
+        &self,
+        language: Language,
+        before: &Carried,
+        after: &Carried,
+    ) -> Result<Vec<Finding>, GatewayError> {
+        let source = before.definitions();
+        if source.is_empty() {
+            return Ok(Vec::new());
+        }
+        let judged = |context| analyze_with(language, source.as_bytes(), context).0;
+        let was = self.judge(language, &judged(before)).await?;
+        let now = self.judge(language, &judged(after)).await?;
+        let denied = |f: &Finding| f.action == Action::Deny;
+        Ok(now
+            .findings
+            .into_iter()
+            .filter(|f| {
+                denied(f)
+                    && !was.findings.iter().any(|w| {
+                        denied(w) && w.rule == f.rule && (w.line, w.column) == (f.line, f.column)
+                    })
+            })
+            .map(|f| Finding {
+                detail: format!(
+                    "this call rebinds what a function or class of an earlier call reads; \
+                     judged again (line {} of the session's definitions): {}",
+                    f.line, f.detail
+                ),
+                line: 1,
+                column: 1,
+                span: None,
+                ..f
+            })
+            .collect())
     }
 
     /// The whole pipeline. A denial is a normal outcome (`ran: false`), not an error.
@@ -357,6 +406,55 @@ mod tests {
                 .unwrap();
             assert_eq!(js_next.verdict, Verdict::Deny, "{policy}: {js_next:?}");
         }
+    }
+
+    /// The verdict of a session's last call, after each earlier call was allowed.
+    async fn last_verdict(g: &Gateway, language: Language, calls: &[&str]) -> Verdict {
+        let mut carried = Carried::default();
+        let mut verdict = Verdict::Allow;
+        for (n, code) in calls.iter().enumerate() {
+            let (judgement, next) = g.assess_in_session(language, code, &carried).await.unwrap();
+            if n + 1 < calls.len() {
+                assert_ne!(judgement.verdict, Verdict::Deny, "{code}: {judgement:?}");
+            }
+            verdict = judgement.verdict;
+            carried = next;
+        }
+        verdict
+    }
+
+    /// A later call that rebinds what a function of an earlier call reads gets that function
+    /// judged again: readable query text rebound to text built at run time, a path rebound
+    /// outside the work dir, a module rebound into a name a function calls through. Rebinding
+    /// data the function only computes with changes nothing.
+    #[tokio::test]
+    async fn a_session_call_rebinding_what_earlier_functions_read_is_judged_with_them() {
+        let g = gateway("strict");
+        let py = Language::Python;
+        let first = "import pandas as pd\nframe = pd.DataFrame({'a': [1, 2]})\ntext = 'a > 1'\n\
+                     path = 'data.csv'\ndef run():\n    return frame.query(text)\n\
+                     def load():\n    return pd.read_csv(path)\nif True:\n    def scale():\n        \
+                     return frame * factor\nfactor = 2\n";
+        for (later, expected) in [
+            ("text = bytes([97]).decode()\nrun()\n", Verdict::Deny),
+            ("path = '/etc/passwd'\nload()\n", Verdict::Deny),
+            (
+                "frame = frame[frame.a > 1]\nfactor = 3\nprint(run(), scale())\n",
+                Verdict::Allow,
+            ),
+        ] {
+            assert_eq!(
+                last_verdict(&g, py, &[first, later]).await,
+                expected,
+                "{later}"
+            );
+        }
+        let js = Language::JavaScript;
+        let first = "let where = 'data.txt';\nfunction show() { return where.length; }\n";
+        assert_eq!(
+            last_verdict(&g, js, &[first, "where = 'other.txt';\nshow();\n"]).await,
+            Verdict::Allow
+        );
     }
 
     fn class(code: &str) -> Preload {

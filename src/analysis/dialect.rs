@@ -456,6 +456,12 @@ pub trait Dialect: Sync {
         false
     }
 
+    /// A definition's text, cut from its source where it stood after `indent`, as code that
+    /// parses alone.
+    fn standalone(&self, _indent: &str, text: &str) -> String {
+        text.to_owned()
+    }
+
     /// What a free `arguments` holds where no function of its own encloses it: CommonJS runs a
     /// module inside a wrapper called with `(exports, require, module, __filename, __dirname)`,
     /// so at the top level (and in arrow functions there) `arguments[1]` is `require`.

@@ -45,6 +45,10 @@ pub struct Carried {
     /// Names code of an earlier call reads before anything bound them (a function run by a
     /// later call): a later call's binding of one is read where its analysis cannot follow.
     read_before_bound: std::collections::BTreeSet<String>,
+    /// The text of every function and class earlier calls defined outside any other, each
+    /// standing alone: code a later call may run again, judged once more with what that call
+    /// binds (see `definitions`).
+    definitions: String,
     /// An earlier call wrote module-level names by no binding the analyzer reads, and may
     /// write again from code still running: Python through the module or its namespace
     /// (`globals()[k] = ...`), JavaScript through the global object (then only names that
@@ -74,6 +78,7 @@ impl Carried {
             && self.written_later.is_empty()
             && self.partly_known.is_empty()
             && self.read_before_bound.is_empty()
+            && self.definitions.is_empty()
             && self.namespace_written == NamespaceWritten::default()
     }
 
@@ -123,6 +128,7 @@ impl Carried {
             && self.written_later.is_empty()
             && self.partly_known.is_empty()
             && self.read_before_bound.is_empty()
+            && self.definitions.is_empty()
             && self.namespace_written == NamespaceWritten::default()
             && self.names.values().all(|meanings| {
                 !meanings.is_empty()
@@ -137,6 +143,18 @@ impl Carried {
     /// Whether an earlier analysis bound `name` at module level.
     pub(super) fn binds(&self, name: &str) -> bool {
         self.names.contains_key(name)
+    }
+
+    /// Earlier calls' functions and classes, as one source: a later call that rebinds a name
+    /// one of them reads (`text = ...` for `def run(): frame.query(text)`) changes what it
+    /// does, so the gateway judges this source again with that call's names.
+    pub fn definitions(&self) -> &str {
+        &self.definitions
+    }
+
+    pub(super) fn define(&mut self, text: &str) {
+        self.definitions.push_str(text);
+        self.definitions.push('\n');
     }
 
     pub(super) fn read_before_bound(&mut self, name: &str) {

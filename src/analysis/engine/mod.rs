@@ -598,11 +598,39 @@ impl<'a> Engine<'a> {
         for &sym in &self.bound_later {
             carried.read_before_bound(self.name(sym));
         }
+        self.carry_definitions(&mut carried);
         if self.rewrites.module_names() {
             carried.forget_constants();
         }
         self.carry_later_writes(&mut carried);
         carried
+    }
+}
+
+impl Engine<'_> {
+    /// The text of each function and class outside any other, standing alone (see
+    /// [`Carried::definitions`]).
+    fn carry_definitions(&self, carried: &mut Carried) {
+        let ir = self.ir;
+        for id in 1..ir.nodes.len() as NodeId {
+            if !matches!(ir.kind(id), Kind::Function { .. } | Kind::Class { .. }) {
+                continue;
+            }
+            let mut outer = ir.parent(id);
+            while let Some(p) = outer
+                && !matches!(ir.kind(p), Kind::Function { .. } | Kind::Class { .. })
+            {
+                outer = ir.parent(p);
+            }
+            if outer.is_some() {
+                continue;
+            }
+            let (start, end) = ir.span(id);
+            let line_start = self.source[..start].rfind('\n').map_or(0, |i| i + 1);
+            let indent = &self.source[line_start..start];
+            let indent = if indent.trim().is_empty() { indent } else { "" };
+            carried.define(&self.dialect.standalone(indent, &self.source[start..end]));
+        }
     }
 }
 

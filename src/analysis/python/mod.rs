@@ -296,6 +296,15 @@ impl Dialect for Python {
         true
     }
 
+    /// An indented definition keeps its lines' indentation inside a block of its own.
+    fn standalone(&self, indent: &str, text: &str) -> String {
+        if indent.is_empty() {
+            text.to_owned()
+        } else {
+            format!("if True:\n{indent}{text}")
+        }
+    }
+
     fn path_method(&self, method: &str) -> Option<PathMethod> {
         Some(match method {
             "read_text" | "write_text" | "read_bytes" | "write_bytes" | "open" | "touch"

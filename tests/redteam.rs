@@ -427,13 +427,7 @@ fn strict_denies_the_eighth_pass_classes() {
         ),
     ];
     for (calls, expected) in sessions {
-        let mut carried = Carried::default();
-        let mut last = Verdict::Allow;
-        for code in calls.iter() {
-            let (call, next) = analyze_with(Language::Python, code.as_bytes(), &carried);
-            last = policy.judge(&call).verdict;
-            carried = next;
-        }
+        let last = strict_verdict_of_last_call(Language::Python, calls);
         assert_eq!(last, *expected, "{calls:?}");
     }
 }
@@ -486,7 +480,6 @@ fn strict_judges_a_walk_wherever_its_items_go() {
 /// or global of the same name, and never text that only looks like a string.
 #[test]
 fn strict_judges_a_later_call_by_what_earlier_calls_bound() {
-    let policy = load("strict").unwrap();
     let sessions: &[(&[&str], Verdict)] = &[
         (
             &[
@@ -512,28 +505,30 @@ fn strict_judges_a_later_call_by_what_earlier_calls_bound() {
         ),
     ];
     for (calls, expected) in sessions {
-        let mut carried = Carried::default();
-        let mut last = Verdict::Allow;
-        for code in calls.iter() {
-            let (call, next) = analyze_with(Language::Python, code.as_bytes(), &carried);
-            last = policy.judge(&call).verdict;
-            carried = next;
-        }
+        let last = strict_verdict_of_last_call(Language::Python, calls);
         assert_eq!(last, *expected, "{calls:?}");
     }
 }
 
-/// The verdict on a session's last call, each call judged with what the earlier ones bound.
-fn strict_verdict_of_last_call(language: Language, calls: &[&str]) -> Verdict {
+/// The verdict on each call of a session under strict, each judged with what the earlier ones
+/// bound.
+fn strict_session_verdicts(language: Language, calls: &[&str]) -> Vec<Verdict> {
     let policy = load("strict").unwrap();
     let mut carried = Carried::default();
-    let mut last = Verdict::Allow;
+    let mut verdicts = Vec::new();
     for code in calls {
         let (call, next) = analyze_with(language, code.as_bytes(), &carried);
-        last = policy.judge(&call).verdict;
+        verdicts.push(policy.judge(&call).verdict);
         carried = next;
     }
-    last
+    verdicts
+}
+
+/// The verdict on a session's last call (see `strict_session_verdicts`).
+fn strict_verdict_of_last_call(language: Language, calls: &[&str]) -> Verdict {
+    strict_session_verdicts(language, calls)
+        .pop()
+        .unwrap_or(Verdict::Allow)
 }
 
 /// Code of an earlier call may run during a later one (a thread, a timer, a function the later
@@ -1085,7 +1080,6 @@ fn strict_denies_the_seventeenth_pass_classes() {
         "from scipy.sparse import coo_array\nLoose = type('Loose', (coo_array,), {'_check': lambda self: None})\n",
     ];
     assert_strict_denies_each(PYTHON, &[]);
-    let policy = load("strict").unwrap();
     // A function of one call reading names a later call binds: some call is denied.
     let sessions: &[(Language, &[&str])] = &[
         (
@@ -1111,23 +1105,16 @@ fn strict_denies_the_seventeenth_pass_classes() {
         ),
     ];
     for (language, calls) in sessions {
-        let mut carried = Carried::default();
-        let mut verdicts = Vec::new();
-        for code in calls.iter() {
-            let (call, next) = analyze_with(*language, code.as_bytes(), &carried);
-            verdicts.push(policy.judge(&call).verdict);
-            carried = next;
-        }
+        let verdicts = strict_session_verdicts(*language, calls);
         assert!(verdicts.contains(&Verdict::Deny), "{calls:?}: {verdicts:?}");
     }
     // Functions defined before the data they read, the data plain: every call allowed.
-    let mut carried = Carried::default();
-    for code in [
+    let plain = [
         "def total():\n    return sum(values) * scale\n",
         "values = [1, 2, 3]\nscale = 2\nprint(total())\n",
-    ] {
-        let (call, next) = analyze_with(Language::Python, code.as_bytes(), &carried);
-        assert_eq!(policy.judge(&call).verdict, Verdict::Allow, "{code}");
-        carried = next;
-    }
+    ];
+    assert_eq!(
+        strict_session_verdicts(Language::Python, &plain),
+        [Verdict::Allow, Verdict::Allow]
+    );
 }

@@ -231,14 +231,19 @@ impl Gateway {
         let was = self.judge(language, &judged(before)).await?;
         let now = self.judge(language, &judged(after)).await?;
         let denied = |f: &Finding| f.action == Action::Deny;
+        // Beyond what is analyzed, every denial counts: what was cut off is unjudged.
+        let whole = source.len() <= crate::analysis::MAX_SOURCE_BYTES;
         Ok(now
             .findings
             .into_iter()
             .filter(|f| {
                 denied(f)
-                    && !was.findings.iter().any(|w| {
-                        denied(w) && w.rule == f.rule && (w.line, w.column) == (f.line, f.column)
-                    })
+                    && !(whole
+                        && was.findings.iter().any(|w| {
+                            denied(w)
+                                && w.rule == f.rule
+                                && (w.line, w.column) == (f.line, f.column)
+                        }))
             })
             .map(|f| Finding {
                 detail: format!(

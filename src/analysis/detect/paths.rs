@@ -81,8 +81,14 @@ pub fn report(e: &mut Engine, call: NodeId) {
                 .copied()
                 .or_else(|| e.keyword_arg(call, keyword));
             match target {
-                // `df.rename({"a": "b"})`, `s.replace(mapping)`
-                Some(arg) if is_never_a_path(e, arg) => return,
+                // `df.rename({"a": "b"})`, `s.replace(mapping)`, `s.replace(["a"])`: a
+                // path's method takes one path, never a collection of them
+                Some(arg)
+                    if is_never_a_path(e, arg)
+                        || matches!(e.ir.kind(e.ir.unparen(arg)), Kind::Collection { .. }) =>
+                {
+                    return;
+                }
                 // `items.copy()`: a path's `copy` takes where to.
                 None if receiver => return,
                 _ => {}
@@ -314,9 +320,10 @@ fn finds_matches(e: &mut Engine, iter: NodeId) -> bool {
     !names.is_empty() && names.iter().all(|n| n == "re.finditer")
 }
 
-/// True when the expression is certainly not a path nor a string: a literal collection or
-/// mapping, or a function. A path function given one would refuse it. (A number is a file
-/// descriptor to `open` and `fs.readFileSync`.)
+/// True when the expression is certainly not a path nor a string: a literal mapping, or a
+/// function. A path function given one would refuse it. (A number is a file descriptor to
+/// `open` and `fs.readFileSync`; a list or tuple may be paths, each judged: scikit-learn's
+/// `load_svmlight_files([p])` reads every one.)
 fn is_never_a_path(e: &mut Engine, id: NodeId) -> bool {
     match e.ir.kind(e.ir.unparen(id)) {
         // Node's `fs` takes an object with `href` and `protocol` as a `file:` URL, so only an
@@ -333,7 +340,7 @@ fn is_never_a_path(e: &mut Engine, id: NodeId) -> bool {
                     _ => false,
                 })
         }
-        Kind::Collection { .. } | Kind::Function { .. } => true,
+        Kind::Function { .. } => true,
         _ => super::buffers::is_in_memory_file(e, id),
     }
 }
@@ -430,6 +437,20 @@ fn report_arguments(
 /// `const load = (name) => fs.readFileSync(name); load('a.txt')`); one unknown path when
 /// neither is known.
 fn folded_paths(e: &mut Engine, value: NodeId) -> Vec<Option<String>> {
+    // A list, tuple or set of paths: each item (a spread one is unknown).
+    if let Kind::Collection { items, .. } = e.ir.kind(e.ir.unparen(value)) {
+        let items = e.ir.list(items).to_vec();
+        if items.is_empty() {
+            return Vec::new();
+        }
+        return items
+            .into_iter()
+            .flat_map(|item| match e.ir.kind(item) {
+                Kind::Spread(_) => vec![None],
+                _ => folded_paths(e, item),
+            })
+            .collect();
+    }
     // A number is a file descriptor (`open(5)`, `fs.readFileSync(5)`): whatever the process
     // holds open there, the runner's own pipes among them, not a file named "5".
     let sources = e.value_sources_of(value).unwrap_or_default();

@@ -29,16 +29,15 @@ const NATIVE_ARRAY_PACKAGES: &[&str] = &[
 pub fn report(e: &mut Engine, id: NodeId) {
     match e.ir.kind(id) {
         Kind::Class { body, heads, .. } => {
-            let native_base = native_base(e, e.ir.list(heads));
             for &statement in e.ir.list(body).to_vec().iter() {
                 for name in defined_names(e, statement) {
                     report_name(e, name);
-                    if let Some(base) = &native_base
-                        && let Kind::Bind(sym) | Kind::Name(sym) = e.ir.kind(name)
-                    {
-                        report_replaced_check(e, name, base, e.name(sym));
-                    }
                 }
+                report_match_args(e, statement);
+            }
+            let mut own = vec![id];
+            if let Some(base) = native_base(e, e.ir.list(heads), &mut own, 0) {
+                report_own_ancestry(e, id, &own, &base);
             }
         }
         Kind::Call { callee, .. } => {
@@ -50,10 +49,14 @@ pub fn report(e: &mut Engine, id: NodeId) {
                 && is_type
                 && let Kind::Collection { items, .. } = e.ir.kind(e.ir.unparen(*namespace))
             {
+                let mut own = Vec::new();
                 let native_base = match e.ir.kind(e.ir.unparen(*bases)) {
-                    Kind::Collection { items, .. } => native_base(e, e.ir.list(items)),
+                    Kind::Collection { items, .. } => native_base(e, e.ir.list(items), &mut own, 0),
                     _ => None,
                 };
+                if let Some(base) = &native_base {
+                    report_own_ancestry(e, id, &own, base);
+                }
                 for &item in e.ir.list(items).to_vec().iter() {
                     let Kind::Pair { key, .. } = e.ir.kind(item) else {
                         continue;
@@ -83,17 +86,113 @@ fn defined_names(e: &Engine, statement: NodeId) -> Vec<NodeId> {
     }
 }
 
-/// The first of a class's bases (or decorators) that is a class of `NATIVE_ARRAY_PACKAGES`.
-fn native_base(e: &mut Engine, heads: &[NodeId]) -> Option<String> {
-    heads.iter().find_map(|&head| {
+/// `__match_args__ = ("a", ...)`: a `match` class pattern reads each attribute it names, of
+/// whatever object matches (`ABC.register` makes a library's class match): each name is judged
+/// as an attribute; one the analyzer cannot read may be any.
+fn report_match_args(e: &mut Engine, statement: NodeId) {
+    let Kind::Assign { targets, value } = e.ir.kind(statement) else {
+        return;
+    };
+    let names_match_args =
+        e.ir.list(targets)
+            .iter()
+            .any(|&t| matches!(e.ir.kind(t), Kind::Bind(sym) if e.name(sym) == "__match_args__"));
+    if !names_match_args {
+        return;
+    }
+    let items = match e.ir.kind(e.ir.unparen(value)) {
+        Kind::Collection { items, .. } => e.ir.list(items).to_vec(),
+        _ => vec![value],
+    };
+    for item in items {
+        match e.fold(item, 0) {
+            Some(name) if !matches!(e.ir.kind(item), Kind::Spread(_)) => {
+                report_special(e, item, &name)
+            }
+            _ => e.dynamic(
+                item,
+                DynamicKind::DynamicAttribute,
+                "`__match_args__` names an attribute computed at run time, which a `match` \
+                 reads of whatever object matches",
+            ),
+        }
+    }
+}
+
+/// Deepest chain of the snippet's own classes followed.
+const MAX_ANCESTRY: usize = 16;
+
+/// A class of `NATIVE_ARRAY_PACKAGES` among a class's bases or theirs, through the snippet's
+/// own classes, which are added to `own`.
+fn native_base(
+    e: &mut Engine,
+    heads: &[NodeId],
+    own: &mut Vec<NodeId>,
+    depth: usize,
+) -> Option<String> {
+    let mut found = None;
+    for &head in heads {
         let head = match e.ir.kind(head) {
             Kind::Arg { value, .. } => value,
             _ => head,
         };
-        e.names_of(head)
+        if let Some(name) = e
+            .names_of(head)
             .into_iter()
             .find(|n| NATIVE_ARRAY_PACKAGES.iter().any(|p| n.starts_with(p)))
-    })
+        {
+            found.get_or_insert(name);
+            continue;
+        }
+        if depth >= MAX_ANCESTRY {
+            continue;
+        }
+        for m in e.resolve(head, 0).to_vec() {
+            if let Value::Local(class) = m.value
+                && let Kind::Class { heads, .. } = e.ir.kind(class)
+                && !own.contains(&class)
+            {
+                own.push(class);
+                if let Some(name) = native_base(e, e.ir.list(heads), own, depth + 1) {
+                    found.get_or_insert(name);
+                }
+            }
+        }
+    }
+    found
+}
+
+/// A class deriving from `base`: every class of the snippet's own in its ancestry may define
+/// no private or special names, nor be made by a decorator or a keyword (`@dataclass` writes an
+/// `__init__`, a metaclass anything).
+fn report_own_ancestry(e: &mut Engine, class: NodeId, own: &[NodeId], base: &str) {
+    for &ancestor in own {
+        let Kind::Class { body, heads, .. } = e.ir.kind(ancestor) else {
+            continue;
+        };
+        for &statement in e.ir.list(body).to_vec().iter() {
+            for name in defined_names(e, statement) {
+                if let Kind::Bind(sym) | Kind::Name(sym) = e.ir.kind(name) {
+                    report_replaced_check(e, name, base, e.name(sym));
+                }
+            }
+        }
+        let made =
+            e.ir.list(heads)
+                .iter()
+                .any(|&head| !matches!(e.ir.kind(head), Kind::Arg { name: None, .. }));
+        if made {
+            e.dynamic(
+                class,
+                DynamicKind::Introspection,
+                format!(
+                    "a subclass of `{base}` is made by a decorator or a keyword, which may \
+                     replace how its instances are made: use the class itself, held in a \
+                     class of your own"
+                ),
+            );
+        }
+    }
 }
 
 /// `name`, defined by a subclass of `base`: a private or special one replaces how instances

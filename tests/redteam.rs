@@ -1118,3 +1118,34 @@ fn strict_denies_the_seventeenth_pass_classes() {
         [Verdict::Allow, Verdict::Allow]
     );
 }
+
+/// The eighteenth pass: a collection of paths, a native-array subclass made through the
+/// snippet's own classes or a decorator, `__match_args__` naming a denied attribute, and an
+/// artist class's dispatch called on any object; sessions rebinding what earlier functions
+/// read are the gateway's (`a_session_call_rebinding_what_earlier_functions_read_...`).
+#[test]
+fn strict_denies_the_eighteenth_pass_classes() {
+    const PYTHON: &[&str] = &[
+        "from sklearn.datasets import load_svmlight_files\nwhere = ''.join(chr(c) for c in [47, 101, 116, 99])\nprint(load_svmlight_files([where]))\n",
+        "from scipy.interpolate import BSpline\nclass Mid(BSpline):\n    pass\nclass Quick(Mid):\n    def __init__(self, t, c, k):\n        self.t, self.c, self.k = t, c, k\n",
+        "from scipy.interpolate import BSpline\nclass Own:\n    def __init__(self, t, c, k):\n        self.t, self.c, self.k = t, c, k\nclass Quick(Own, BSpline):\n    pass\n",
+        "import dataclasses\nfrom scipy.interpolate import BSpline\n@dataclasses.dataclass\nclass Quick(BSpline):\n    t: object\n    c: object\n    k: int\n",
+        "import abc\nfrom sklearn.neighbors import KDTree\nclass Shape(abc.ABC):\n    __match_args__ = (''.join(['idx', '_array']),)\nShape.register(KDTree)\n",
+        "import abc\nclass Shape(abc.ABC):\n    __match_args__ = ('idx_array',)\n",
+        "import matplotlib.artist\nfrom sklearn.neighbors import KDTree\nprint(matplotlib.artist.Artist.properties(KDTree([[0.0], [1.0]]))['arrays'])\n",
+    ];
+    assert_strict_denies_each(PYTHON, &[]);
+    // Ordinary code of the same shapes stays allowed.
+    let policy = load("strict").unwrap();
+    for code in [
+        "import pandas as pd\nframe = pd.DataFrame({'a': [1, 2]})\nprint(frame.replace([1], 3))\n",
+        "class P:\n    __match_args__ = ('x', 'y')\n    def __init__(self, x, y):\n        self.x, self.y = x, y\nmatch P(1, 2):\n    case P(a, b):\n        print(a + b)\n",
+        "from scipy.sparse import coo_array\nclass Named(coo_array):\n    def describe(self):\n        return self.shape\n",
+        "import matplotlib.pyplot as plt\nfig, ax = plt.subplots()\nax.set(xlabel='x', title='t')\nplt.setp(ax.get_xticklabels(), rotation=45)\n",
+    ] {
+        let verdict = policy
+            .judge(&analyze(Language::Python, code.as_bytes()))
+            .verdict;
+        assert_ne!(verdict, Verdict::Deny, "{code}");
+    }
+}

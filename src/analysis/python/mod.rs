@@ -41,6 +41,23 @@ pub struct Python;
 
 pub static PYTHON: Python = Python;
 
+/// The accessor prefix of a matplotlib class's method that calls methods named by text on
+/// the object it is given as `self`: `properties` and `pprint_getters` every getter, `set`,
+/// `update` and `update_from` the setters their keywords or mapping name.
+fn artist_dispatch(name: &str) -> Option<&'static str> {
+    let rest = name.strip_prefix("matplotlib.")?;
+    let (class, method) = rest.rsplit_once('.')?;
+    let class = class.rsplit('.').next()?;
+    if !class.starts_with(|c: char| c.is_ascii_uppercase()) {
+        return None;
+    }
+    match method {
+        "properties" | "pprint_getters" => Some("get_"),
+        "set" | "update" | "update_from" | "_internal_update" => Some("set_"),
+        _ => None,
+    }
+}
+
 impl Dialect for Python {
     fn tables(&self) -> &'static Tables {
         &tables::TABLES
@@ -171,6 +188,9 @@ impl Dialect for Python {
             "matplotlib.artist.setp" | "matplotlib.pyplot.setp" | "matplotlib.pylab.setp" => {
                 CallKind::Accessor { prefix: "set_" }
             }
+            // An artist class's own dispatch, called through the class on any object
+            // (`Artist.properties(tree)` calls every `get_*` of `tree`).
+            _ if let Some(prefix) = artist_dispatch(name) => CallKind::Accessor { prefix },
             "globals" | "locals" => CallKind::Globals,
             "vars" => CallKind::Vars,
             "importlib.reload" => CallKind::Identity,

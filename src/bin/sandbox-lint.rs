@@ -1,6 +1,7 @@
 //! `sandbox-lint`: checks Python and JavaScript snippets against a sandbox policy without
 //! running them. Exit status: 0 nothing denied, 1 something denied, 2 usage, policy or read error.
 
+use std::io::Write;
 use std::process::ExitCode;
 
 use clap::{Parser, ValueEnum};
@@ -197,7 +198,14 @@ fn main() -> ExitCode {
     let summary = Summary::of(&reports, errors.len());
     let output = match format {
         lint::Format::Human => lint::render_human(&policy, &reports, &summary),
-        lint::Format::Json => lint::render_json(&policy, &reports, &summary),
+        lint::Format::Json => {
+            // Written part by part: the document is the files' parts, already rendered.
+            let mut stdout = std::io::stdout().lock();
+            lint::write_json(&policy, &reports, &summary, &mut stdout)
+                .and_then(|()| stdout.flush())
+                .unwrap_or_else(|e| panic!("failed printing to stdout: {e}"));
+            String::new()
+        }
         lint::Format::Sarif => lint::render_sarif(&policy, &reports),
     };
     print!("{output}");

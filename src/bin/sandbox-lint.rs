@@ -1,6 +1,7 @@
 //! `sandbox-lint`: checks Python and JavaScript snippets against a sandbox policy without
 //! running them. Exit status: 0 nothing denied, 1 something denied, 2 usage, policy or read error.
 
+use std::io::Write;
 use std::process::ExitCode;
 
 use clap::{Parser, ValueEnum};
@@ -11,7 +12,69 @@ use code_sandbox_mcp::policy::{self, DEFAULT_POLICY, Verdict};
 /// Analysis allocates many small, short-lived values (names, meanings, facts); with glibc's
 /// allocator, allocating and freeing them was a sixth of this command's instructions.
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: rust_allocator::Mimalloc = rust_allocator::Mimalloc;
+
+/// Rust's allocations through mimalloc, by its plain `malloc` whenever that aligns enough.
+/// Asked for an alignment, mimalloc takes a slower path, and for a block whose size is not a
+/// power of two and that its free lists cannot serve at once it over-allocates; its `malloc`
+/// aligns every block to 16 bytes, or to its size when smaller, as C's `malloc` must.
+mod rust_allocator {
+    use std::alloc::{GlobalAlloc, Layout};
+    use std::ffi::c_void;
+
+    use libmimalloc_sys::{
+        mi_free, mi_malloc, mi_malloc_aligned, mi_realloc, mi_realloc_aligned, mi_zalloc,
+        mi_zalloc_aligned,
+    };
+
+    /// The alignment mimalloc's `malloc` gives a block at least this large.
+    const MALLOC_ALIGNMENT: usize = 16;
+
+    fn malloc_aligns(size: usize, align: usize) -> bool {
+        align <= MALLOC_ALIGNMENT && align <= size
+    }
+
+    pub struct Mimalloc;
+
+    // SAFETY: every block comes from mimalloc, which frees any of its blocks with `mi_free`
+    // and reallocates any with `mi_realloc` or `mi_realloc_aligned`; a block from the plain
+    // functions is aligned as `malloc_aligns` requires, the others as asked.
+    unsafe impl GlobalAlloc for Mimalloc {
+        unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+            let (size, align) = (layout.size(), layout.align());
+            let block = if malloc_aligns(size, align) {
+                unsafe { mi_malloc(size) }
+            } else {
+                unsafe { mi_malloc_aligned(size, align) }
+            };
+            block.cast()
+        }
+
+        unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+            let (size, align) = (layout.size(), layout.align());
+            let block = if malloc_aligns(size, align) {
+                unsafe { mi_zalloc(size) }
+            } else {
+                unsafe { mi_zalloc_aligned(size, align) }
+            };
+            block.cast()
+        }
+
+        unsafe fn dealloc(&self, block: *mut u8, _layout: Layout) {
+            unsafe { mi_free(block.cast::<c_void>()) }
+        }
+
+        unsafe fn realloc(&self, block: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+            let block = block.cast::<c_void>();
+            let moved = if malloc_aligns(new_size, layout.align()) {
+                unsafe { mi_realloc(block, new_size) }
+            } else {
+                unsafe { mi_realloc_aligned(block, new_size, layout.align()) }
+            };
+            moved.cast()
+        }
+    }
+}
 
 /// tree-sitter's C library allocates through its own hooks (glibc's `malloc` unless told
 /// otherwise): building and freeing each syntax tree's nodes there cost as many instructions
@@ -135,7 +198,14 @@ fn main() -> ExitCode {
     let summary = Summary::of(&reports, errors.len());
     let output = match format {
         lint::Format::Human => lint::render_human(&policy, &reports, &summary),
-        lint::Format::Json => lint::render_json(&policy, &reports, &summary),
+        lint::Format::Json => {
+            // Written part by part: the document is the files' parts, already rendered.
+            let mut stdout = std::io::stdout().lock();
+            lint::write_json(&policy, &reports, &summary, &mut stdout)
+                .and_then(|()| stdout.flush())
+                .unwrap_or_else(|e| panic!("failed printing to stdout: {e}"));
+            String::new()
+        }
         lint::Format::Sarif => lint::render_sarif(&policy, &reports),
     };
     print!("{output}");

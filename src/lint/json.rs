@@ -4,6 +4,8 @@
 //! around them is put together here, laid out exactly as `serde_json`'s pretty printer would lay
 //! out the whole (which the tests check).
 
+use std::io::{self, IoSlice, Write};
+
 use serde::Serialize;
 
 use super::{FileReport, Summary};
@@ -44,31 +46,62 @@ pub(super) fn render_file(report: &FileReport) -> String {
 }
 
 pub fn render_json(policy: &Policy, reports: &[FileReport], summary: &Summary) -> String {
+    let files: usize = reports
+        .iter()
+        .map(|r| r.rendered.len() + 2 + FILE_INDENT.len())
+        .sum();
+    let mut out = Vec::with_capacity(files + 1024);
+    write_json(policy, reports, summary, &mut out).expect("a Vec takes every write");
+    String::from_utf8(out).expect("every part is UTF-8")
+}
+
+/// The document [`render_json`] makes, written part by part: the files' parts go straight to
+/// `out` (in as few system calls as `out` allows), with no copy of the whole (megabytes over a
+/// large directory) made first.
+pub fn write_json(
+    policy: &Policy,
+    reports: &[FileReport],
+    summary: &Summary,
+    out: &mut impl Write,
+) -> io::Result<()> {
     let policy = PolicyInfo {
         name: &policy.name,
         origin: &policy.origin,
         digest: &policy.digest,
     };
-    let files: usize = reports
-        .iter()
-        .map(|r| r.rendered.len() + 2 + FILE_INDENT.len())
-        .sum();
-    let mut out = String::with_capacity(files + 1024);
-    out.push_str("{\n  \"policy\": ");
-    out.push_str(&indented(&policy, "  "));
-    out.push_str(",\n  \"files\": [");
+    let policy = indented(&policy, "  ");
+    let summary = indented(summary, "  ");
+    let mut parts = Vec::with_capacity(2 * reports.len() + 6);
+    parts.push(IoSlice::new(b"{\n  \"policy\": "));
+    parts.push(IoSlice::new(policy.as_bytes()));
+    parts.push(IoSlice::new(b",\n  \"files\": ["));
     for (i, report) in reports.iter().enumerate() {
-        out.push_str(if i == 0 { "\n" } else { ",\n" });
-        out.push_str(FILE_INDENT);
-        out.push_str(&report.rendered);
+        let before: &[u8] = if i == 0 { b"\n    " } else { b",\n    " };
+        parts.push(IoSlice::new(before));
+        parts.push(IoSlice::new(report.rendered.as_bytes()));
     }
-    if !reports.is_empty() {
-        out.push_str("\n  ");
+    let after_files: &[u8] = if reports.is_empty() {
+        b"],\n  \"summary\": "
+    } else {
+        b"\n  ],\n  \"summary\": "
+    };
+    parts.push(IoSlice::new(after_files));
+    parts.push(IoSlice::new(summary.as_bytes()));
+    parts.push(IoSlice::new(b"\n}\n"));
+    write_all_vectored(out, &mut parts)
+}
+
+/// `Write::write_all` for many slices at once (the standard library's is not stable yet).
+fn write_all_vectored(out: &mut impl Write, mut parts: &mut [IoSlice]) -> io::Result<()> {
+    while !parts.is_empty() {
+        match out.write_vectored(parts) {
+            Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+            Ok(written) => IoSlice::advance_slices(&mut parts, written),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
     }
-    out.push_str("],\n  \"summary\": ");
-    out.push_str(&indented(summary, "  "));
-    out.push_str("\n}\n");
-    out
+    Ok(())
 }
 
 /// `value` laid out as `serde_json`'s pretty printer lays it out, with every line after the

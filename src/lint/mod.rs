@@ -17,7 +17,7 @@ use crate::analysis::{Analysis, Language, analyze};
 use crate::policy::{Finding, Policy, Verdict};
 
 pub use human::{explain_rule, list_rules, render_human};
-pub use json::render_json;
+pub use json::{render_json, write_json};
 pub use sarif::render_sarif;
 
 /// Directories never descended into: dependencies and version-control data are not the

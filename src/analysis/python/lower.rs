@@ -143,6 +143,7 @@ pub fn lower(root: Node, source: &str) -> Lowered {
         f: fields(),
         depth: 0,
         too_deep: Vec::new(),
+        splat_free: None,
     };
     let id = l.b.open(root.start_byte(), root.end_byte());
     l.statements(named_children(root), true);
@@ -159,6 +160,10 @@ struct Lower<'s> {
     f: &'static Fields,
     depth: usize,
     too_deep: Vec<(usize, usize)>,
+    /// The id of a call, member or subscript node known not to start from a `*x` (see
+    /// [`Lower::splat_base`]): set for the chain's base while its top is lowered, so a chain
+    /// `a.b.c(x)` is walked down once, not once from every link.
+    splat_free: Option<usize>,
 }
 
 impl<'s> Lower<'s> {
@@ -167,7 +172,7 @@ impl<'s> Lower<'s> {
     }
 
     fn sym(&mut self, node: Node) -> crate::analysis::ir::Sym {
-        let name = normalize(text(node, self.source)).into_owned();
+        let name = normalize(text(node, self.source));
         self.b.intern(&name)
     }
 
@@ -1042,16 +1047,28 @@ impl<'s> Lower<'s> {
         // unpacking (the `*` at its base lowers to what it unpacks)
         // (`is_chain_base` asks tree-sitter for the parent, a walk down from the root: only
         // for the rare chain that starts from a star.)
-        if matches!(node.kind_name(), "call" | "attribute" | "subscript")
-            && self.splat_base(node).is_some()
-            && !self.is_chain_base(node)
-        {
-            let id = self.b.open(start, end);
-            let chain = self.expr_unwrapped(node);
-            self.b.close(id, Kind::Spread(chain));
-            return id;
+        if matches!(node.kind_name(), "call" | "attribute" | "subscript") {
+            if self.splat_free != Some(node.id()) && self.splat_base(node).is_some() {
+                if !self.is_chain_base(node) {
+                    let id = self.b.open(start, end);
+                    let chain = self.expr_unwrapped(node);
+                    self.b.close(id, Kind::Spread(chain));
+                    return id;
+                }
+            } else {
+                self.splat_free = Some(node.id());
+            }
         }
         self.expr_unwrapped(node)
+    }
+
+    /// Lowers the base of a call, member or subscript chain, passing on what is known of
+    /// `node`'s chain: the base of a chain without a `*x` has none either.
+    fn chain_base(&mut self, node: Node, base: Option<Node>) -> NodeId {
+        if self.splat_free == Some(node.id()) {
+            self.splat_free = base.map(|b| b.id());
+        }
+        self.opt_expr(base)
     }
 
     /// The `*x` or `**x` a call, member or subscript chain starts from, if it starts from one.
@@ -1060,7 +1077,7 @@ impl<'s> Lower<'s> {
             let base = match node.kind_name() {
                 "call" => field(node, self.f.function),
                 "attribute" => field(node, self.f.object),
-                "subscript" => field(node, self.f.object).or(field(node, self.f.value)),
+                "subscript" => field(node, self.f.object).or_else(|| field(node, self.f.value)),
                 "list_splat" | "dictionary_splat" => return Some(node),
                 _ => None,
             };
@@ -1076,7 +1093,7 @@ impl<'s> Lower<'s> {
         let base = match parent.kind_name() {
             "call" => field(parent, self.f.function),
             "attribute" => field(parent, self.f.object),
-            "subscript" => field(parent, self.f.object).or(field(parent, self.f.value)),
+            "subscript" => field(parent, self.f.object).or_else(|| field(parent, self.f.value)),
             _ => None,
         };
         base.is_some_and(|b| b.id() == node.id())
@@ -1092,7 +1109,7 @@ impl<'s> Lower<'s> {
             }
             "attribute" => {
                 let id = self.b.open(start, end);
-                let object = self.opt_expr(field(node, f.object));
+                let object = self.chain_base(node, field(node, f.object));
                 let name = match field(node, f.attribute) {
                     Some(a) => self.sym(a),
                     None => self.b.intern(""),
@@ -1102,7 +1119,8 @@ impl<'s> Lower<'s> {
             }
             "subscript" => {
                 let id = self.b.open(start, end);
-                let object = self.opt_expr(field(node, f.object).or(field(node, self.f.value)));
+                let base = field(node, f.object).or_else(|| field(node, f.value));
+                let object = self.chain_base(node, base);
                 let keys = children_in(node, f.subscript);
                 let key = match keys.as_slice() {
                     [one] => self.expr(*one),
@@ -1135,7 +1153,7 @@ impl<'s> Lower<'s> {
             }
             "call" => {
                 let id = self.b.open(start, end);
-                let callee = self.opt_expr(field(node, f.function));
+                let callee = self.chain_base(node, field(node, f.function));
                 let mark = self.b.mark();
                 if let Some(args) = field(node, f.arguments) {
                     if args.kind_name() == "generator_expression" {

@@ -454,6 +454,22 @@ mod tests {
                 "{later}"
             );
         }
+        // A generator expression runs at each `next()`, with the globals of that time.
+        let first = "import pandas as pd\nframe = pd.DataFrame({'a': [1]})\ntext = 'a > 1'\n\
+                     rows = (frame.query(text) for _ in range(1))\n";
+        for (later, expected) in [
+            (
+                "text = bytes([97]).decode()\nprint(next(rows))\n",
+                Verdict::Deny,
+            ),
+            ("print(next(rows))\n", Verdict::Allow),
+        ] {
+            assert_eq!(
+                last_verdict(&g, py, &[first, later]).await,
+                expected,
+                "{later}"
+            );
+        }
         let js = Language::JavaScript;
         let first = "let where = 'data.txt';\nfunction show() { return where.length; }\n";
         assert_eq!(

@@ -608,17 +608,23 @@ impl<'a> Engine<'a> {
 }
 
 impl Engine<'_> {
-    /// The text of each function and class outside any other, standing alone (see
-    /// [`Carried::definitions`]).
+    /// The text of each function, class and generator expression outside any other,
+    /// standing alone (see [`Carried::definitions`]): code that may run again, or run later.
     fn carry_definitions(&self, carried: &mut Carried) {
         let ir = self.ir;
+        let deferred = |id: NodeId| match ir.kind(id) {
+            Kind::Function { .. } | Kind::Class { .. } => true,
+            // `(f(x) for x in xs)` runs at each `next()`, with the globals of that time.
+            Kind::Comprehension { .. } => self.source[ir.span(id).0..].starts_with('('),
+            _ => false,
+        };
         for id in 1..ir.nodes.len() as NodeId {
-            if !matches!(ir.kind(id), Kind::Function { .. } | Kind::Class { .. }) {
+            if !deferred(id) {
                 continue;
             }
             let mut outer = ir.parent(id);
             while let Some(p) = outer
-                && !matches!(ir.kind(p), Kind::Function { .. } | Kind::Class { .. })
+                && !deferred(p)
             {
                 outer = ir.parent(p);
             }

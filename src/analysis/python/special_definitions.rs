@@ -22,6 +22,7 @@ const NATIVE_ARRAY_PACKAGES: &[&str] = &[
     "scipy.spatial.",
     "scipy.ndimage.",
     "scipy.odr.",
+    "matplotlib.tri.",
     "sklearn.neighbors.",
     "sklearn.tree.",
 ];
@@ -38,6 +39,11 @@ pub fn report(e: &mut Engine, id: NodeId) {
             let mut own = vec![id];
             if let Some(base) = native_base(e, e.ir.list(heads), &mut own, 0) {
                 report_own_ancestry(e, id, &own, &base);
+                for &class in &own {
+                    if let Kind::Class { heads, .. } = e.ir.kind(class) {
+                        report_foreign_bases(e, id, e.ir.list(heads), &base);
+                    }
+                }
             }
         }
         Kind::Call { callee, .. } => {
@@ -56,6 +62,9 @@ pub fn report(e: &mut Engine, id: NodeId) {
                 };
                 if let Some(base) = &native_base {
                     report_own_ancestry(e, id, &own, base);
+                    if let Kind::Collection { items, .. } = e.ir.kind(e.ir.unparen(*bases)) {
+                        report_foreign_bases(e, id, e.ir.list(items), base);
+                    }
                 }
                 for &item in e.ir.list(items).to_vec().iter() {
                     let Kind::Pair { key, .. } = e.ir.kind(item) else {
@@ -123,7 +132,9 @@ fn report_match_args(e: &mut Engine, statement: NodeId) {
 const MAX_ANCESTRY: usize = 16;
 
 /// A class of `NATIVE_ARRAY_PACKAGES` among a class's bases or theirs, through the snippet's
-/// own classes, which are added to `own`.
+/// own classes (added to `own`) and through whatever a base expression is made of (`*bases`,
+/// `typing.cast(type, C)`, `next(iter([C]))`): the text of a native-array class anywhere in
+/// it counts. A base expression the analyzer cannot read at all (a parameter) may be one too.
 fn native_base(
     e: &mut Engine,
     heads: &[NodeId],
@@ -136,30 +147,109 @@ fn native_base(
             Kind::Arg { value, .. } => value,
             _ => head,
         };
-        if let Some(name) = e
-            .names_of(head)
-            .into_iter()
-            .find(|n| NATIVE_ARRAY_PACKAGES.iter().any(|p| n.starts_with(p)))
-        {
+        if let Some(name) = mentioned_native(e, head, own, depth) {
             found.get_or_insert(name);
-            continue;
-        }
-        if depth >= MAX_ANCESTRY {
-            continue;
-        }
-        for m in e.resolve(head, 0).to_vec() {
-            if let Value::Local(class) = m.value
-                && let Kind::Class { heads, .. } = e.ir.kind(class)
-                && !own.contains(&class)
-            {
-                own.push(class);
-                if let Some(name) = native_base(e, e.ir.list(heads), own, depth + 1) {
-                    found.get_or_insert(name);
-                }
-            }
         }
     }
     found
+}
+
+/// The native-array class an expression names or is made from, if any (see `native_base`).
+fn mentioned_native(
+    e: &mut Engine,
+    expr: NodeId,
+    own: &mut Vec<NodeId>,
+    depth: usize,
+) -> Option<String> {
+    if depth >= MAX_ANCESTRY {
+        return Some("a class nested too deep to follow".to_owned());
+    }
+    let expr = e.ir.unparen(expr);
+    if let Some(name) = e
+        .names_of(expr)
+        .into_iter()
+        .find(|n| NATIVE_ARRAY_PACKAGES.iter().any(|p| n.starts_with(p)))
+    {
+        return Some(format!("`{name}`"));
+    }
+    let mut found = None;
+    for m in e.resolve(expr, 0).to_vec() {
+        if let Value::Local(class) = m.value
+            && let Kind::Class { heads, .. } = e.ir.kind(class)
+            && !own.contains(&class)
+        {
+            own.push(class);
+            if let Some(name) = native_base(e, e.ir.list(heads), own, depth + 1) {
+                found.get_or_insert(name);
+            }
+        }
+    }
+    if found.is_some() {
+        return found;
+    }
+    match e.ir.kind(expr) {
+        Kind::Call { args, .. } | Kind::Collection { items: args, .. } => {
+            for item in e.ir.list(args).to_vec() {
+                let item = match e.ir.kind(item) {
+                    Kind::Arg { value, .. } | Kind::Pair { value, .. } => value,
+                    _ => item,
+                };
+                if let Some(name) = mentioned_native(e, item, own, depth + 1) {
+                    return Some(name);
+                }
+            }
+            None
+        }
+        Kind::Spread(inner) => mentioned_native(e, inner, own, depth + 1),
+        Kind::Name(sym) => {
+            let mut seen = None;
+            let assigned = e.every_assigned_value(sym, expr, |e, value| {
+                if seen.is_none() {
+                    seen = mentioned_native(e, value, own, depth + 1);
+                }
+                true
+            });
+            if assigned {
+                seen
+            } else if e.resolve(expr, 0).is_empty() {
+                Some(format!("`{}`, which the analyzer cannot read", e.name(sym)))
+            } else {
+                None // a builtin, a library's name or the snippet's own class: judged above
+            }
+        }
+        _ => None,
+    }
+}
+
+/// A base of a class deriving from a native-array class that is another library's class (not
+/// the snippet's own, not a plain base such as `object`): its constructor builds the instance
+/// instead (`class Quick(pd.Series, BSpline)` takes `t`, `c`, `k` from a Series' data).
+fn report_foreign_bases(e: &mut Engine, class: NodeId, heads: &[NodeId], base: &str) {
+    for &head in heads {
+        let value = match e.ir.kind(head) {
+            Kind::Arg {
+                name: None, value, ..
+            } => value,
+            Kind::Arg { .. } => continue,
+            _ => head,
+        };
+        let names = e.names_of(value);
+        let foreign = names.iter().any(|n| {
+            !NATIVE_ARRAY_PACKAGES.iter().any(|p| n.starts_with(p))
+                && !e.dialect.tables().plain_bases.contains(&n.as_str())
+        });
+        if foreign {
+            e.dynamic(
+                class,
+                DynamicKind::Introspection,
+                format!(
+                    "a subclass of {base} also derives from `{}`, whose constructor may build \
+                     it: use the class itself, held in a class of your own",
+                    names[0]
+                ),
+            );
+        }
+    }
 }
 
 /// A class deriving from `base`: every class of the snippet's own in its ancestry may define
@@ -186,7 +276,7 @@ fn report_own_ancestry(e: &mut Engine, class: NodeId, own: &[NodeId], base: &str
                 class,
                 DynamicKind::Introspection,
                 format!(
-                    "a subclass of `{base}` is made by a decorator or a keyword, which may \
+                    "a subclass of {base} is made by a decorator or a keyword, which may \
                      replace how its instances are made: use the class itself, held in a \
                      class of your own"
                 ),
@@ -203,7 +293,7 @@ fn report_replaced_check(e: &mut Engine, id: NodeId, base: &str, name: &str) {
             id,
             DynamicKind::Introspection,
             format!(
-                "a subclass of `{base}` replaces `{name}`: its native code trusts the arrays \
+                "a subclass of {base} replaces `{name}`: its native code trusts the arrays \
                  that making and checking an instance ensures; use the class itself, held in \
                  a class of your own"
             ),

@@ -103,7 +103,7 @@ fn report_kind(e: &mut Engine, id: NodeId, name: &str, kind: CallKind, args: &[N
 /// `getp(obj, "name")`, `setp(obj, "name", v, ...)`, `setp(obj, name=v)`: each name is the
 /// method `prefix` + name of `obj`, judged as that attribute; a name computed at run time, or
 /// none at all for a getter (every getter then runs), reaches any of them.
-fn report_accessor(e: &mut Engine, id: NodeId, name: &str, prefix: &str, args: &[NodeId]) {
+pub fn report_accessor(e: &mut Engine, id: NodeId, name: &str, prefix: &str, args: &[NodeId]) {
     let mut keys: Vec<Option<String>> = args
         .iter()
         .skip(1)

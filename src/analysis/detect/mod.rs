@@ -21,7 +21,7 @@ mod uses;
 
 pub use attribute_names::makes_a_class;
 pub use attributes::report_special;
-pub use calls::is_namespace;
+pub use calls::{is_namespace, report_accessor};
 pub use path_attributes::assigned_value;
 pub use uses::{Site, report_use};
 

@@ -2,6 +2,7 @@
 //! into the shared syntax; `tables` lists the names; `sizes` finds allocations too large for
 //! any sandbox; this file answers the engine's questions.
 
+mod artist_dispatch;
 mod classes;
 mod deferred_loads;
 mod expressions;
@@ -40,23 +41,6 @@ use tables::{REEXPORTED_MODULES, is_builtin, is_submodule};
 pub struct Python;
 
 pub static PYTHON: Python = Python;
-
-/// The accessor prefix of a matplotlib class's method that calls methods named by text on
-/// the object it is given as `self`: `properties` and `pprint_getters` every getter, `set`,
-/// `update` and `update_from` the setters their keywords or mapping name.
-fn artist_dispatch(name: &str) -> Option<&'static str> {
-    let rest = name.strip_prefix("matplotlib.")?;
-    let (class, method) = rest.rsplit_once('.')?;
-    let class = class.rsplit('.').next()?;
-    if !class.starts_with(|c: char| c.is_ascii_uppercase()) {
-        return None;
-    }
-    match method {
-        "properties" | "pprint_getters" => Some("get_"),
-        "set" | "update" | "update_from" | "_internal_update" => Some("set_"),
-        _ => None,
-    }
-}
 
 impl Dialect for Python {
     fn tables(&self) -> &'static Tables {
@@ -190,7 +174,7 @@ impl Dialect for Python {
             }
             // An artist class's own dispatch, called through the class on any object
             // (`Artist.properties(tree)` calls every `get_*` of `tree`).
-            _ if let Some(prefix) = artist_dispatch(name) => CallKind::Accessor { prefix },
+            _ if let Some(prefix) = artist_dispatch::prefix(name) => CallKind::Accessor { prefix },
             "globals" | "locals" => CallKind::Globals,
             "vars" => CallKind::Vars,
             "importlib.reload" => CallKind::Identity,
@@ -442,6 +426,7 @@ impl Dialect for Python {
                 import_suggestions::report(e, id);
                 walks::report_call(e, id);
                 memory_switches::report(e, id);
+                artist_dispatch::report_through_own_class(e, id);
                 keyword_splats::report(e, id);
             }
             Kind::Class { .. } => special_definitions::report(e, id),

@@ -1149,3 +1149,30 @@ fn strict_denies_the_eighteenth_pass_classes() {
         assert_ne!(verdict, Verdict::Deny, "{code}");
     }
 }
+
+/// The nineteenth pass: native-array subclasses through base expressions the analyzer must look
+/// into (`*bases`, `typing.cast`, `next(iter([...]))`) or with another library's base whose
+/// constructor builds them, and an artist dispatch called through the snippet's own class;
+/// generator expressions of a session are the gateway's (judged again like functions).
+#[test]
+fn strict_denies_the_nineteenth_pass_classes() {
+    const PYTHON: &[&str] = &[
+        "import pandas as pd\nfrom scipy.interpolate import BSpline\nclass Quick(pd.Series, BSpline):\n    pass\n",
+        "import pandas as pd\nfrom scipy.interpolate import BSpline\nQuick = type('Quick', (pd.Series, BSpline), {})\n",
+        "from scipy.interpolate import BSpline\nbases = [BSpline]\nclass Quick(*bases):\n    def __init__(self, t, c, k):\n        self.t, self.c, self.k = t, c, k\n",
+        "import typing\nfrom scipy.interpolate import BSpline\nclass Quick(typing.cast(type, BSpline)):\n    def __init__(self, t, c, k):\n        self.t, self.c, self.k = t, c, k\n",
+        "from scipy.interpolate import BSpline\nclass Quick(next(iter([BSpline]))):\n    def __init__(self, t, c, k):\n        self.t, self.c, self.k = t, c, k\n",
+        "import matplotlib.artist\nfrom sklearn.neighbors import KDTree\nclass Mine(matplotlib.artist.Artist):\n    pass\nprint(Mine.properties(KDTree([[0.0], [1.0]])))\n",
+    ];
+    assert_strict_denies_each(PYTHON, &[]);
+    let policy = load("strict").unwrap();
+    for code in [
+        "import collections\nclass P(collections.namedtuple('P', 'x y')):\n    def __repr__(self):\n        return 'p'\nclass E(Exception):\n    def __init__(self, m):\n        super().__init__(m)\n",
+        "from scipy.sparse import csr_matrix\nclass Named(csr_matrix):\n    def describe(self):\n        return self.shape\n",
+    ] {
+        let verdict = policy
+            .judge(&analyze(Language::Python, code.as_bytes()))
+            .verdict;
+        assert_ne!(verdict, Verdict::Deny, "{code}");
+    }
+}

@@ -330,11 +330,16 @@ c = sparse.csr_matrix((np.array([1.0, 0, 2, 3]), np.array([1, 0, 1, 0]), np.arra
 c.sum_duplicates()
 c.eliminate_zeros()
 print("csr", c.toarray().tolist(), c.indices.tolist())
+from matplotlib.tri import Triangulation, LinearTriInterpolator
+t = Triangulation([0.0, 1.0, 0.0, 1.0], [0.0, 0.0, 1.0, 1.0])
+attempt("triangles", lambda: t.triangles.__setitem__(slice(None), 4096))
+t.set_mask([True, False])
+print("tri", round(float(LinearTriInterpolator(t, np.arange(4.0))(0.8, 0.8)), 3), t.get_masked_triangles().tolist())
 "#;
         let e = run(backend, &tight_limits(), Language::Python, code, &[]).await;
         assert_eq!(
             e.stdout.trim(),
-            "col refused\ncoords refused\ngetattr refused\nout refused\ncopyto refused\nflag refused\ncoo [1.0, 1.0, 1.0, 1.0]\nsimplices refused\nlinear [1.75]\nadded 6 [3]\ncsr [[0.0, 1.0], [3.0, 2.0]] [1, 0, 1]",
+            "col refused\ncoords refused\ngetattr refused\nout refused\ncopyto refused\nflag refused\ncoo [1.0, 1.0, 1.0, 1.0]\nsimplices refused\nlinear [1.75]\nadded 6 [3]\ncsr [[0.0, 1.0], [3.0, 2.0]] [1, 0, 1]\ntriangles refused\ntri 2.4 [[0, 1, 3]]",
             "{e:?}"
         );
     }

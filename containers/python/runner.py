@@ -754,7 +754,8 @@ class _LibraryGuards:
     - joblib's caches unpickle files from a directory: caches keep none;
     - doctest runs the examples of any docstring: only those written in the snippet;
     - scipy's sparse matrices keep index arrays unchecked: copied and every index checked;
-    - scipy's native kernels trust the index arrays its objects hold: handed out read-only.
+    - scipy's and matplotlib's native code trust the index arrays their objects hold (a
+      sparse matrix's coordinates, a triangulation's triangles): handed out read-only.
     This finder lets each module load as usual, then puts its guard in place before anything
     uses it."""
 
@@ -1011,13 +1012,14 @@ def _read_only(value, numpy):
 
 def _index_arrays_read_only(*classes):
     """scipy's native kernels trust the index arrays its objects hold (a sparse matrix's
-    coordinates, a triangulation's simplices and neighbours) without checking them again:
-    changed in place after the object checked them, they make the kernels read and write
-    outside the arrays they index. Code outside the library (the snippet, and any other
-    library's code, which could hand the array back) sees an object's public integer arrays as
-    read-only views of the same memory; scipy's own code, which updates them in place, sees
-    them as they are. (scipy's compiled code has no frame of its own: reached from a snippet,
-    it reads views too, which is all it does with them.)"""
+    coordinates, a triangulation's simplices and neighbours), as matplotlib's trust a
+    `Triangulation`'s triangles, without checking them again: changed in place after the
+    object checked them, they make the kernels read and write outside the arrays they index.
+    Code outside the owning library (the snippet, and any other library's code, which could
+    hand the array back) sees an object's public integer arrays as read-only views of the same
+    memory; the library's own code, which updates them in place, sees them as they are. (Its
+    compiled code has no frame of its own: reached from a snippet, it reads views too, which is
+    all it does with them.)"""
 
     def guard(module):
         numpy = sys.modules.get("numpy")
@@ -1134,6 +1136,7 @@ _GUARDS = {
     "scipy.sparse._base": _index_arrays_read_only("_spbase"),
     "scipy.spatial._qhull": _index_arrays_read_only("_QhullUser"),
     "scipy.spatial._kdtree": _index_arrays_read_only("KDTree"),
+    "matplotlib.tri._triangulation": _index_arrays_read_only("Triangulation"),
 }
 
 

@@ -36,28 +36,35 @@ mod rust_allocator {
 
     pub struct Mimalloc;
 
+    /// A block for `layout` from mimalloc's `plain` function when that aligns enough, else
+    /// from its `aligned` one.
+    ///
+    /// # Safety
+    /// `plain` and `aligned` must be mimalloc's allocation functions of one kind.
+    unsafe fn allocate(
+        layout: Layout,
+        plain: unsafe extern "C" fn(usize) -> *mut c_void,
+        aligned: unsafe extern "C" fn(usize, usize) -> *mut c_void,
+    ) -> *mut u8 {
+        let (size, align) = (layout.size(), layout.align());
+        let block = if malloc_aligns(size, align) {
+            unsafe { plain(size) }
+        } else {
+            unsafe { aligned(size, align) }
+        };
+        block.cast()
+    }
+
     // SAFETY: every block comes from mimalloc, which frees any of its blocks with `mi_free`
     // and reallocates any with `mi_realloc` or `mi_realloc_aligned`; a block from the plain
     // functions is aligned as `malloc_aligns` requires, the others as asked.
     unsafe impl GlobalAlloc for Mimalloc {
         unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-            let (size, align) = (layout.size(), layout.align());
-            let block = if malloc_aligns(size, align) {
-                unsafe { mi_malloc(size) }
-            } else {
-                unsafe { mi_malloc_aligned(size, align) }
-            };
-            block.cast()
+            unsafe { allocate(layout, mi_malloc, mi_malloc_aligned) }
         }
 
         unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-            let (size, align) = (layout.size(), layout.align());
-            let block = if malloc_aligns(size, align) {
-                unsafe { mi_zalloc(size) }
-            } else {
-                unsafe { mi_zalloc_aligned(size, align) }
-            };
-            block.cast()
+            unsafe { allocate(layout, mi_zalloc, mi_zalloc_aligned) }
         }
 
         unsafe fn dealloc(&self, block: *mut u8, _layout: Layout) {

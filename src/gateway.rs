@@ -212,8 +212,8 @@ impl Gateway {
         Ok((judgement, next))
     }
 
-    /// The functions and classes of a session's earlier calls, judged again with the names
-    /// this call binds as well: a call that rebinds what one of them reads (`text = ...` for
+    /// The functions, classes and generator expressions of a session's earlier calls (see
+    /// `Carried::definitions`), judged again with the names this call binds as well: a call that rebinds what one of them reads (`text = ...` for
     /// `def run(): frame.query(text)`, judged with the text it first had) changes what it
     /// does when called. Returns each denial the rebinding makes, and none the definitions
     /// had anyway (judged alone, without the module-level code around them).

@@ -45,9 +45,9 @@ pub struct Carried {
     /// Names code of an earlier call reads before anything bound them (a function run by a
     /// later call): a later call's binding of one is read where its analysis cannot follow.
     read_before_bound: std::collections::BTreeSet<String>,
-    /// The text of every function and class earlier calls defined outside any other, each
-    /// standing alone: code a later call may run again, judged once more with what that call
-    /// binds (see `definitions`).
+    /// The text of every function, class and generator expression earlier calls made outside
+    /// any other, each standing alone: code a later call may run again, judged once more with
+    /// what that call binds (see `definitions`).
     definitions: String,
     /// An earlier call wrote module-level names by no binding the analyzer reads, and may
     /// write again from code still running: Python through the module or its namespace
@@ -145,7 +145,7 @@ impl Carried {
         self.names.contains_key(name)
     }
 
-    /// Earlier calls' functions and classes, as one source: a later call that rebinds a name
+    /// Earlier calls' functions, classes and generator expressions, as one source: a later call that rebinds a name
     /// one of them reads (`text = ...` for `def run(): frame.query(text)`) changes what it
     /// does, so the gateway judges this source again with that call's names.
     pub fn definitions(&self) -> &str {

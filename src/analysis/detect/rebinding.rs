@@ -138,10 +138,7 @@ fn report_storing_call(e: &mut Engine, call: NodeId) {
         .find_map(|m| match m.value {
             Value::Module(p) => Some(e.paths.text(p).to_owned()),
             Value::Name(p) => Some(e.paths.text(p).to_owned()),
-            Value::Global => Some(GLOBAL.to_owned()),
-            // `sys.modules['statistics'] = frame`: the next `import statistics` gives `frame`.
-            Value::Namespace(Namespace::Modules) => Some("sys.modules".to_owned()),
-            _ => None,
+            other => whole_owner(other),
         });
     if let Some(owner) = owner
         && !WRITABLE.contains(&owner.as_str())
@@ -155,6 +152,16 @@ fn report_storing_call(e: &mut Engine, call: NodeId) {
                  defines them"
             ),
         );
+    }
+}
+
+/// A store target read as a whole by the library: the global object, and `sys.modules`
+/// (`sys.modules['statistics'] = frame`: the next `import statistics` gives `frame`).
+fn whole_owner(value: Value) -> Option<String> {
+    match value {
+        Value::Global => Some(GLOBAL.to_owned()),
+        Value::Namespace(Namespace::Modules) => Some("sys.modules".to_owned()),
+        _ => None,
     }
 }
 
@@ -226,10 +233,7 @@ fn library_owner(e: &mut Engine, object: NodeId, target: NodeId) -> Option<Strin
                     && !owner.split('.').any(|segment| segment == "prototype");
                 (modelled || prototype || namespace).then_some(owner)
             }
-            Value::Global => Some(GLOBAL.to_owned()),
-            // `sys.modules['statistics'] = frame`: the next `import statistics` gives `frame`.
-            Value::Namespace(Namespace::Modules) => Some("sys.modules".to_owned()),
-            _ => None,
+            other => whole_owner(other),
         })
 }
 

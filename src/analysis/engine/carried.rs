@@ -145,9 +145,10 @@ impl Carried {
         self.names.contains_key(name)
     }
 
-    /// Earlier calls' functions, classes and generator expressions, as one source: a later call that rebinds a name
-    /// one of them reads (`text = ...` for `def run(): frame.query(text)`) changes what it
-    /// does, so the gateway judges this source again with that call's names.
+    /// Earlier calls' functions, classes and generator expressions, as one source: a later
+    /// call that rebinds a name one of them reads (`text = ...` for `def run():
+    /// frame.query(text)`) changes what it does, so the gateway judges this source again with
+    /// that call's names.
     pub fn definitions(&self) -> &str {
         &self.definitions
     }

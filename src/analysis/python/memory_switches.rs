@@ -273,7 +273,8 @@ fn report_copy_memo(e: &mut Engine, call: NodeId, callee: NodeId) {
         e.dynamic(
             call,
             DynamicKind::Introspection,
-            "`deepcopy`'s memo chooses the object that stands for each part of what it copies,              rebuilt past its constructor's checks: copy without one",
+            "`deepcopy`'s memo chooses the object that stands for each part of what it copies, \
+             rebuilt past its constructor's checks: copy without one",
         );
     }
 }

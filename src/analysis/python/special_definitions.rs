@@ -39,11 +39,6 @@ pub fn report(e: &mut Engine, id: NodeId) {
             let mut own = vec![id];
             if let Some(base) = native_base(e, e.ir.list(heads), &mut own, 0) {
                 report_own_ancestry(e, id, &own, &base);
-                for &class in &own {
-                    if let Kind::Class { heads, .. } = e.ir.kind(class) {
-                        report_foreign_bases(e, id, e.ir.list(heads), &base);
-                    }
-                }
             }
         }
         Kind::Call { callee, .. } => {
@@ -254,7 +249,7 @@ fn report_foreign_bases(e: &mut Engine, class: NodeId, heads: &[NodeId], base: &
 
 /// A class deriving from `base`: every class of the snippet's own in its ancestry may define
 /// no private or special names, nor be made by a decorator or a keyword (`@dataclass` writes an
-/// `__init__`, a metaclass anything).
+/// `__init__`, a metaclass anything), nor derive from another library's class.
 fn report_own_ancestry(e: &mut Engine, class: NodeId, own: &[NodeId], base: &str) {
     for &ancestor in own {
         let Kind::Class { body, heads, .. } = e.ir.kind(ancestor) else {
@@ -282,6 +277,7 @@ fn report_own_ancestry(e: &mut Engine, class: NodeId, own: &[NodeId], base: &str
                 ),
             );
         }
+        report_foreign_bases(e, class, e.ir.list(heads), base);
     }
 }
 

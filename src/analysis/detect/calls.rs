@@ -102,7 +102,9 @@ fn report_kind(e: &mut Engine, id: NodeId, name: &str, kind: CallKind, args: &[N
 
 /// `getp(obj, "name")`, `setp(obj, "name", v, ...)`, `setp(obj, name=v)`: each name is the
 /// method `prefix` + name of `obj`, judged as that attribute; a name computed at run time, or
-/// none at all for a getter (every getter then runs), reaches any of them.
+/// none at all for a getter (every getter then runs), reaches any of them. The object's own
+/// parameter (`self=`, `obj=`, `o=`) names no property, and a getter's `property=` gives its
+/// name as a value.
 pub fn report_accessor(e: &mut Engine, id: NodeId, name: &str, prefix: &str, args: &[NodeId]) {
     let mut keys: Vec<Option<String>> = args
         .iter()
@@ -112,11 +114,21 @@ pub fn report_accessor(e: &mut Engine, id: NodeId, name: &str, prefix: &str, arg
         .collect();
     if let Kind::Call { args: all, .. } = e.ir.kind(id) {
         for &arg in e.ir.list(all) {
-            if let Kind::Arg {
-                name: Some(key), ..
+            let Kind::Arg {
+                name: Some(key),
+                value,
+                ..
             } = e.ir.kind(arg)
-            {
-                keys.push(Some(e.name(key).to_owned()));
+            else {
+                continue;
+            };
+            match e.name(key) {
+                "self" | "obj" | "o" => {}
+                "property" if prefix == "get_" => {
+                    keys.push(e.fold(value, 0).map(|k| k.to_string()))
+                }
+                _ if prefix == "get_" => {}
+                key => keys.push(Some(key.to_owned())),
             }
         }
     }

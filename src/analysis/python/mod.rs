@@ -454,6 +454,7 @@ impl Dialect for Python {
                 patchers::report(e, id);
                 formats::report_bound(e, id);
                 memory_switches::report_array_class_value(e, id);
+                artist_dispatch::report_own_class_value(e, id);
             }
             Kind::Str { .. } | Kind::Arg { .. } => reinit::report(e, id),
             Kind::Binary { .. } => sizes::report_binary(e, id),

@@ -223,6 +223,11 @@ pub const CAPABILITY_ATTRIBUTES: &[&str] = &[
     "node_data",
     "node_bounds",
     "tree_",
+    // matplotlib's artists call every `get_*` method of whatever object they are given as
+    // `self` (`properties`, `pprint_getters`), so the name reaches the getters above however
+    // the method is held: through a class the snippet made, stored, or passed on
+    "properties",
+    "pprint_getters",
 ];
 
 /// Functions (or whole modules) that load code from a file, a spec built at run time or a

@@ -1181,3 +1181,42 @@ fn strict_denies_the_nineteenth_pass_classes() {
         "from scipy.sparse import csr_matrix\nclass Named(csr_matrix):\n    def describe(self):\n        return self.shape\n",
     ]);
 }
+
+/// The twentieth pass: matplotlib's getter dispatch reached with its object as a keyword,
+/// through a class made by `type()`, or kept as a value; classes deriving from a native-array
+/// class made by `type()` with bases that are not a literal tuple, or by other class makers.
+/// Each was allowed by the binary the pass attacked.
+#[test]
+fn strict_denies_the_twentieth_pass_classes() {
+    const INIT: &str = "from scipy.interpolate import BSpline\nclass Init:\n    def __init__(self, t, c, k):\n        self.t, self.c, self.k = t, c, k\n";
+    let python: Vec<String> = [
+        "import matplotlib.artist\nfrom sklearn.neighbors import KDTree\nprint(matplotlib.artist.Artist.properties(self=KDTree([[0.0], [1.0]])))\n",
+        "import matplotlib.artist\nfrom sklearn.neighbors import KDTree\nclass Mine(matplotlib.artist.Artist):\n    pass\nm = Mine.properties\nprint(m(KDTree([[0.0], [1.0]])))\n",
+        "import functools, matplotlib.artist\nfrom sklearn.neighbors import KDTree\nclass Mine(matplotlib.artist.Artist):\n    pass\nprint(functools.partial(Mine.properties, KDTree([[0.0], [1.0]]))())\n",
+        "import matplotlib.artist\nfrom sklearn.neighbors import KDTree\nMine = type('Mine', (matplotlib.artist.Artist,), {})\nprint(Mine.properties(KDTree([[0.0], [1.0]])))\n",
+        "import matplotlib.artist\nclass Mine(matplotlib.artist.Artist):\n    pass\nsetter = Mine.set\n",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .chain(
+        [
+            "bases = (Init, BSpline)\nQuick = type('Quick', bases, {})\n",
+            "Quick = type('Quick', tuple([Init, BSpline]), {})\n",
+            "Quick = type('Quick', (Init,) + (BSpline,), {})\n",
+            "Quick = type('Quick', (Init, BSpline)[:], {})\n",
+            "import abc\nQuick = abc.ABCMeta('Quick', (Init, BSpline), {})\n",
+            "import dataclasses\nQuick = dataclasses.make_dataclass('Quick', [('t', object)], bases=(BSpline,))\n",
+        ]
+        .iter()
+        .map(|tail| format!("{INIT}{tail}")),
+    )
+    .collect();
+    let python: Vec<&str> = python.iter().map(String::as_str).collect();
+    assert_strict_denies_each(&python, &[]);
+    assert_strict_allows_each(&[
+        "import numpy as np\nfrom scipy.spatial import cKDTree\npoints = np.random.default_rng(0).random((10, 2))\nprint(cKDTree(points).query(points[:2], k=2))\n",
+        "import matplotlib.pyplot as plt\nfig, ax = plt.subplots()\nax.set(xlabel='x', title='t')\nd = {}\nd.update(a=1)\n",
+        "Point = type('Point', (object,), {'x': 0})\nprint(type(Point()))\n",
+        "from scipy.interpolate import BSpline\nSpline = type('Spline', (BSpline,), {'label': 'mine'})\n",
+    ]);
+}

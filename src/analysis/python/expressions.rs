@@ -107,7 +107,8 @@ pub(super) fn is_constructed_by(e: &mut Engine, object: NodeId, libraries: &[&st
 }
 
 /// True when the object is what a function or class of those libraries returns (only classes
-/// when `classes`), called right there or bound to a name only that way.
+/// when `classes`: a name with a capital, `KDTree` or `cKDTree`), called right there or bound
+/// to a name only that way.
 pub(super) fn is_made_by(
     e: &mut Engine,
     object: NodeId,
@@ -124,7 +125,7 @@ pub(super) fn is_made_by(
                         && (!classes
                             || n.rsplit('.')
                                 .next()
-                                .is_some_and(|last| last.starts_with(char::is_uppercase)))
+                                .is_some_and(|last| last.contains(char::is_uppercase)))
                 })
         }
         _ => false,

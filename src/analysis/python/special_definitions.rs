@@ -2,7 +2,7 @@
 //! without the snippet ever naming them: numpy reads a class's `__array_interface__` and makes
 //! an array over the raw address it gives. A definition is judged as a use of the name, by
 //! the allowlist of special attributes: in a class body (`def`, assignment) and in the
-//! namespace of `type(name, bases, namespace)`.
+//! namespace of `type(name, bases, namespace)` and the other functions that make a class.
 //!
 //! A subclass of a class whose native code trusts the arrays it holds (a sparse matrix, a
 //! spline, a triangulation) may not replace how instances are made or checked: its own
@@ -41,43 +41,106 @@ pub fn report(e: &mut Engine, id: NodeId) {
                 report_own_ancestry(e, id, &own, &base);
             }
         }
-        Kind::Call { callee, .. } => {
-            let is_type = e
-                .resolve(callee, 0)
-                .iter()
-                .any(|m| matches!(m.value, Value::Name(p) if e.paths.text(p) == "type"));
-            if let [_, bases, namespace] = e.positional_args(id).as_slice()
-                && is_type
-                && let Kind::Collection { items, .. } = e.ir.kind(e.ir.unparen(*namespace))
-            {
-                let mut own = Vec::new();
-                let native_base = match e.ir.kind(e.ir.unparen(*bases)) {
-                    Kind::Collection { items, .. } => native_base(e, e.ir.list(items), &mut own, 0),
-                    _ => None,
-                };
-                if let Some(base) = &native_base {
-                    report_own_ancestry(e, id, &own, base);
-                    if let Kind::Collection { items, .. } = e.ir.kind(e.ir.unparen(*bases)) {
-                        report_foreign_bases(e, id, e.ir.list(items), base);
-                    }
-                }
-                for &item in e.ir.list(items).to_vec().iter() {
-                    let Kind::Pair { key, .. } = e.ir.kind(item) else {
-                        continue;
-                    };
-                    let Some(name) = e.fold(key, 0) else {
-                        continue;
-                    };
-                    if is_dunder(&name) {
-                        report_special(e, key, &name);
-                    }
-                    if let Some(base) = &native_base {
-                        report_replaced_check(e, key, base, &name);
-                    }
-                }
-            }
-        }
+        Kind::Call { callee, .. } => report_made_class(e, id, callee),
         _ => {}
+    }
+}
+
+/// How a function makes a class from the bases it is given.
+#[derive(Clone, Copy, PartialEq)]
+enum Maker {
+    /// From a namespace mapping (`type(name, bases, ns)`, a metaclass, `types.new_class`).
+    Namespace,
+    /// With methods it writes itself (`dataclasses.make_dataclass` writes `__init__`).
+    Generated,
+}
+
+fn class_maker(name: &str) -> Option<Maker> {
+    match name {
+        "type" | "abc.ABCMeta" | "types.new_class" | "enum.EnumMeta" | "enum.EnumType" => {
+            Some(Maker::Namespace)
+        }
+        "dataclasses.make_dataclass" => Some(Maker::Generated),
+        _ => None,
+    }
+}
+
+/// `type(name, bases, namespace)` and the other functions that make a class: the namespace's
+/// special names are judged as a class body's, and bases that are (or may be) a native-array
+/// class are judged as a `class` statement's, read through whatever the bases expression is
+/// made of (a variable, `tuple([...])`, a sum, a slice).
+fn report_made_class(e: &mut Engine, call: NodeId, callee: NodeId) {
+    let Some(maker) = e.names_of(callee).iter().find_map(|n| class_maker(n)) else {
+        return;
+    };
+    let positional = e.positional_args(call);
+    if maker == Maker::Namespace && positional.len() == 1 && !e.splatted(call) {
+        return; // `type(x)`: the class of `x`
+    }
+    let bases = match maker {
+        Maker::Namespace => e.arg(call, 1, "bases"),
+        Maker::Generated => e.keyword_arg(call, "bases"),
+    };
+    let namespace = match maker {
+        Maker::Namespace => e
+            .arg(call, 2, "dict")
+            .or_else(|| e.keyword_arg(call, "namespace")),
+        Maker::Generated => e.keyword_arg(call, "namespace"),
+    };
+    let mut own = Vec::new();
+    let native = match bases {
+        _ if e.splatted(call) => {
+            Some("a base passed in a splat, which the analyzer cannot read".to_owned())
+        }
+        Some(bases) => mentioned_native(e, bases, &mut own, 0),
+        None => None,
+    };
+    let items = namespace.and_then(|ns| match e.ir.kind(e.ir.unparen(ns)) {
+        Kind::Collection { items, .. } => Some(e.ir.list(items).to_vec()),
+        _ => None,
+    });
+    if let Some(base) = &native {
+        report_own_ancestry(e, call, &own, base);
+        if let Some(bases) = bases
+            && let Kind::Collection { items, .. } = e.ir.kind(e.ir.unparen(bases))
+        {
+            report_foreign_bases(e, call, e.ir.list(items), base);
+        }
+        let unseen = match maker {
+            Maker::Generated => Some("writes the methods that make its instances"),
+            Maker::Namespace if namespace.is_some() && items.is_none() => {
+                Some("takes a namespace the analyzer cannot read")
+            }
+            Maker::Namespace if e.keyword_arg(call, "exec_body").is_some() => {
+                Some("fills its namespace with a function")
+            }
+            Maker::Namespace => None,
+        };
+        if let Some(why) = unseen {
+            e.dynamic(
+                call,
+                DynamicKind::Introspection,
+                format!(
+                    "a subclass of {base} is made by a function that {why}, which may replace \
+                     how its instances are made: use the class itself, held in a class of your \
+                     own"
+                ),
+            );
+        }
+    }
+    for item in items.unwrap_or_default() {
+        let Kind::Pair { key, .. } = e.ir.kind(item) else {
+            continue;
+        };
+        let Some(name) = e.fold(key, 0) else {
+            continue;
+        };
+        if is_dunder(&name) {
+            report_special(e, key, &name);
+        }
+        if let Some(base) = &native {
+            report_replaced_check(e, key, base, &name);
+        }
     }
 }
 
@@ -128,8 +191,9 @@ const MAX_ANCESTRY: usize = 16;
 
 /// A class of `NATIVE_ARRAY_PACKAGES` among a class's bases or theirs, through the snippet's
 /// own classes (added to `own`) and through whatever a base expression is made of (`*bases`,
-/// `typing.cast(type, C)`, `next(iter([C]))`): the text of a native-array class anywhere in
-/// it counts. A base expression the analyzer cannot read at all (a parameter) may be one too.
+/// `typing.cast(type, C)`, `next(iter([C]))`, `(A,) + (C,)`, `bases[:]`): the text of a
+/// native-array class anywhere in it counts. A base expression the analyzer cannot read at
+/// all (a parameter) may be one too.
 fn native_base(
     e: &mut Engine,
     heads: &[NodeId],
@@ -160,14 +224,13 @@ fn mentioned_native(
         return Some("a class nested too deep to follow".to_owned());
     }
     let expr = e.ir.unparen(expr);
-    if let Some(name) = e
+    // Every part is followed, even past a native class found: the snippet's own classes
+    // beside it (`(Init, BSpline)[:]`) are what the ancestry rules judge.
+    let mut found = e
         .names_of(expr)
         .into_iter()
         .find(|n| NATIVE_ARRAY_PACKAGES.iter().any(|p| n.starts_with(p)))
-    {
-        return Some(format!("`{name}`"));
-    }
-    let mut found = None;
+        .map(|name| format!("`{name}`"));
     for m in e.resolve(expr, 0).to_vec() {
         if let Value::Local(class) = m.value
             && let Kind::Class { heads, .. } = e.ir.kind(class)
@@ -179,28 +242,39 @@ fn mentioned_native(
             }
         }
     }
-    if found.is_some() {
-        return found;
-    }
-    match e.ir.kind(expr) {
+    let parts = match e.ir.kind(expr) {
         Kind::Call { args, .. } | Kind::Collection { items: args, .. } => {
+            let mut parts = None;
             for item in e.ir.list(args).to_vec() {
                 let item = match e.ir.kind(item) {
                     Kind::Arg { value, .. } | Kind::Pair { value, .. } => value,
                     _ => item,
                 };
                 if let Some(name) = mentioned_native(e, item, own, depth + 1) {
-                    return Some(name);
+                    parts.get_or_insert(name);
                 }
             }
-            None
+            parts
         }
-        Kind::Spread(inner) => mentioned_native(e, inner, own, depth + 1),
+        Kind::Spread(inner) | Kind::Index { object: inner, .. } => {
+            mentioned_native(e, inner, own, depth + 1)
+        }
+        Kind::Binary { left, right, .. }
+        | Kind::Cond {
+            then: left,
+            other: right,
+            ..
+        } => {
+            let left = mentioned_native(e, left, own, depth + 1);
+            let right = mentioned_native(e, right, own, depth + 1);
+            left.or(right)
+        }
+        Kind::Comprehension { .. } => Some("a base made by a comprehension".to_owned()),
         Kind::Name(sym) => {
             let mut seen = None;
             let assigned = e.every_assigned_value(sym, expr, |e, value| {
-                if seen.is_none() {
-                    seen = mentioned_native(e, value, own, depth + 1);
+                if let Some(name) = mentioned_native(e, value, own, depth + 1) {
+                    seen.get_or_insert(name);
                 }
                 true
             });
@@ -213,7 +287,8 @@ fn mentioned_native(
             }
         }
         _ => None,
-    }
+    };
+    found.or(parts)
 }
 
 /// A base of a class deriving from a native-array class that is another library's class (not

@@ -1220,3 +1220,38 @@ fn strict_denies_the_twentieth_pass_classes() {
         "from scipy.interpolate import BSpline\nSpline = type('Spline', (BSpline,), {'label': 'mine'})\n",
     ]);
 }
+
+/// The twenty-first pass: type text computed at run time, which `typing.get_type_hints`
+/// evaluates as code. A functional form's fields built outside the call (a variable, a
+/// comprehension, a `**` splat), and data standing inside a type (`List[code[0]]`,
+/// `Optional[t.strip()]`, a name bound to an item of data). The runner refuses each at run
+/// time too; the analyzer now denies them before they run.
+#[test]
+fn strict_denies_the_twenty_first_pass_classes() {
+    const DATA: &str = "import json, typing, dataclasses\nfrom typing import List, Optional, Tuple\nd = json.loads('{\"k\": \"print(1)\"}')\nt = d['k']\n";
+    let python: Vec<String> = [
+        "fields = [('a', t)]\nN = typing.NamedTuple('N', fields)\n",
+        "T = typing.TypedDict('T', {k: v for k, v in d.items()})\n",
+        "C = dataclasses.make_dataclass('C', [(k, v) for k, v in d.items()])\n",
+        "N = typing.NamedTuple('N', [('a', int), *[('b', t)]])\n",
+        "N = typing.NamedTuple('N', **d)\n",
+        "def f(x: List[d['k']]): pass\n",
+        "def f(x: Optional[t.strip()]): pass\n",
+        "def f(x: List[(t)]): pass\n",
+        "def f(x: List[[t][0]]): pass\n",
+        "def f(x: Tuple[int, t or 'int']): pass\n",
+        "def f(x: typing.Callable[[t.lower()], int]): pass\n",
+        "Alias = List[(u := t)]\n",
+        "N = typing.NamedTuple('N', [('a', List[t.upper()])])\n",
+    ]
+    .iter()
+    .map(|tail| format!("{DATA}{tail}"))
+    .collect();
+    let python: Vec<&str> = python.iter().map(String::as_str).collect();
+    assert_strict_denies_each(&python, &[]);
+    assert_strict_allows_each(&[
+        "from typing import List, Optional, Dict, Tuple, Callable, Annotated, Literal, Any, TypeVar, Generic\nimport numpy as np, numpy.typing as npt\nT = TypeVar('T')\nVector = list[float]\nclass Stack(Generic[T]):\n    pass\ndef f(a: List[int], b: Dict[str, Tuple[int, ...]], c: Callable[[int], str], d: Annotated[int, len('meta')], e: Literal['x', 'y'], g: np.ndarray, h: npt.NDArray[np.float64], i: 'np.ndarray | None', j: int | None = None, k: Vector = None, l: Stack[int] = None) -> Optional['Stack[T]']:\n    pass\n",
+        "import dataclasses\nfrom typing import NamedTuple, TypedDict, List\nP = NamedTuple('P', [('x', float), ('y', float)])\nTD = TypedDict('TD', {'a': int, 'b': List[str]})\nC = dataclasses.make_dataclass('C', ['a', ('b', int), ('c', list, dataclasses.field(default_factory=list))])\n",
+        "import numpy as np\nx = np.c_[np.ones(3), np.zeros(3)]\nq = np.r_[0:3, np.arange(2)]\nw: int = len([1]) + 1\n",
+    ]);
+}

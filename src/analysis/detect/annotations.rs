@@ -151,24 +151,30 @@ fn queue_type_text(e: &mut Engine, id: NodeId, text: &str) {
     });
 }
 
-/// A type computed by an expression (`x: "__imp" + "ort__(...)"`, `x: str(...)`): its value
-/// is evaluated again when it is a string. A constant is read as a type; anything else the
-/// analyzer cannot read.
+/// A type computed by an expression (`x: "__imp" + "ort__(...)"`, `x: str(...)`,
+/// `x: List[code[0]]`, `NamedTuple("N", [("a", cfg.kind)])`): when its value is a string,
+/// typing evaluates it again as code. One that folds to text is read as a type; anything else
+/// the analyzer cannot read.
 pub fn report_computed_type(e: &mut Engine, id: NodeId) {
-    let computed = match e.ir.kind(id) {
+    let may_compute = match e.ir.kind(id) {
         Kind::Binary { op, .. } => op != crate::analysis::ir::BinOp::BitOr,
-        Kind::Call { .. } | Kind::Cond { .. } | Kind::Template { .. } => true,
+        Kind::Call { .. }
+        | Kind::Cond { .. }
+        | Kind::Walrus { .. }
+        | Kind::Index { .. }
+        | Kind::Attr { .. } => true,
         _ => false,
     };
-    let mut child = id;
-    while let Some(parent) = e.ir.parent(child) {
-        match e.ir.kind(parent) {
-            Kind::Paren(_) => child = parent,
-            Kind::Annotation => break,
-            _ => return,
-        }
+    if !may_compute || !in_type_position(e, id) {
+        return;
     }
-    if !computed || e.ir.parent(child).is_none() {
+    let computed = match e.ir.kind(id) {
+        // `List[int]` names a type; `code[0]` is an item of data.
+        Kind::Index { object, .. } => !e.names_a_type(object, 0),
+        Kind::Attr { .. } => !e.names_a_type(id, 0),
+        _ => true,
+    };
+    if !computed {
         return;
     }
     match e.fold(id, 0) {
@@ -177,8 +183,121 @@ pub fn report_computed_type(e: &mut Engine, id: NodeId) {
             id,
             DynamicKind::CodeEval,
             "a type computed at run time: when it is text, `typing.get_type_hints` runs it as \
-             code",
+             code (write the type itself, or its text as a literal)",
         ),
+    }
+}
+
+/// Whether an expression stands where its value is taken as a type: an annotation, or inside
+/// one only through what types are made of (parentheses, `|`, a generic's subscript, the
+/// lists of `Callable[[...], ...]`); a typing generic's subscript anywhere (`List[x]` makes a
+/// forward reference of text); the field types of a functional form; a `TypeVar`'s bound.
+fn in_type_position(e: &mut Engine, id: NodeId) -> bool {
+    let mut child = id;
+    let mut item_index = None;
+    let mut field_type = false;
+    while let Some(parent) = e.ir.parent(child) {
+        match e.ir.kind(parent) {
+            Kind::Annotation => return true,
+            Kind::Paren(_)
+            | Kind::Spread(_)
+            | Kind::Binary {
+                op: crate::analysis::ir::BinOp::BitOr,
+                ..
+            } => {}
+            Kind::Collection {
+                kind: CollectionKind::Tuple | CollectionKind::List,
+                items,
+            } => {
+                item_index = e.ir.list(items).iter().position(|&i| i == child);
+                if child == id && item_index == Some(1) {
+                    field_type = true;
+                }
+            }
+            Kind::Pair { value, .. } if value == child && child == id => field_type = true,
+            Kind::Collection {
+                kind: CollectionKind::Map,
+                ..
+            } if field_type => {}
+            Kind::Index { object, key } if key == child => match typing_name(e, object) {
+                Some(name) if name.ends_with("Literal") => return false,
+                Some(name) if name.ends_with("Annotated") && item_index != Some(0) => {
+                    return false;
+                }
+                Some(_) => return true,
+                // `np.ndarray[...]`, a generic class of the snippet's: types within an
+                // annotation; elsewhere (`np.c_[...]`, `os.environ[...]`) an item of data.
+                None if e.names_a_type(object, 0) => item_index = None,
+                None => return false,
+            },
+            Kind::Arg { name, .. } => return takes_a_type(e, parent, name, child, id, field_type),
+            _ => return false,
+        }
+        child = parent;
+    }
+    false
+}
+
+/// The fields of a functional form (`NamedTuple("N", fields)`, `TypedDict("T", fields)`,
+/// `make_dataclass("C", fields)`) hold types that `typing.get_type_hints` evaluates: read
+/// only when written in the call as `(name, type)` pairs or a `{name: type}` dictionary. A
+/// collection built elsewhere, spread in, or made by a comprehension holds types the analyzer
+/// never sees.
+pub fn report_unreadable_fields(e: &mut Engine, call: NodeId) {
+    if functional_form(e, call).is_none() {
+        return;
+    }
+    if e.splatted(call) {
+        e.dynamic(
+            call,
+            DynamicKind::CodeEval,
+            "fields of a typed form passed with `*` or `**`: their types are text \
+             `typing.get_type_hints` may run as code (write the fields in the call)",
+        );
+        return;
+    }
+    let fields = e
+        .positional_args(call)
+        .get(1)
+        .copied()
+        .or_else(|| e.keyword_arg(call, "fields"));
+    let Some(fields) = fields else {
+        return;
+    };
+    let fields = e.ir.unparen(fields);
+    let unreadable = match e.ir.kind(fields) {
+        Kind::Collection {
+            kind: CollectionKind::List | CollectionKind::Tuple,
+            items,
+        } => e.ir.list(items).iter().copied().find(|&item| {
+            !matches!(
+                e.ir.kind(e.ir.unparen(item)),
+                Kind::Str { .. }
+                    | Kind::Collection {
+                        kind: CollectionKind::Tuple | CollectionKind::List,
+                        ..
+                    }
+            )
+        }),
+        Kind::Collection {
+            kind: CollectionKind::Map,
+            items,
+        } => {
+            e.ir.list(items)
+                .iter()
+                .copied()
+                .find(|&item| !matches!(e.ir.kind(item), Kind::Pair { .. }))
+        }
+        Kind::Const(_) => None,
+        _ => Some(fields),
+    };
+    if let Some(part) = unreadable {
+        e.dynamic(
+            part,
+            DynamicKind::CodeEval,
+            "fields of a typed form the analyzer cannot read: their types are text \
+             `typing.get_type_hints` may run as code (write `(name, type)` pairs in the call)",
+        );
     }
 }
 
@@ -260,29 +379,7 @@ fn evaluated_as_a_type(e: &mut Engine, id: NodeId) -> bool {
                 Some(_) => return true,
                 None => {}
             },
-            Kind::Arg { name, .. } => {
-                let call = ir.parent(parent);
-                if let Some(form) = call.and_then(|c| functional_form(e, c)) {
-                    let position =
-                        call.and_then(|c| e.positional_args(c).iter().position(|&a| a == child));
-                    return match name {
-                        // `NamedTuple("N", x="Type")`: every keyword but the form's options.
-                        Some(keyword) => !form.options.contains(&e.name(keyword)),
-                        // `NamedTuple("N", [("x", "Type")])`, `TypedDict("T", {"x": "Type"})`.
-                        None => position == Some(1) && child != id && field_type,
-                    };
-                }
-                let is_type_var = call.is_some_and(|c| match ir.kind(c) {
-                    Kind::Call { callee, .. } => {
-                        typing_name(e, callee).is_some_and(|n| n.ends_with("TypeVar"))
-                    }
-                    _ => false,
-                });
-                let first = call.and_then(|c| e.positional_args(c).first().copied());
-                let bound = name.is_some_and(|n| e.name(n) == "bound");
-                // Any other call's arguments are values, not types.
-                return is_type_var && (bound || (name.is_none() && first != Some(child)));
-            }
+            Kind::Arg { name, .. } => return takes_a_type(e, parent, name, child, id, field_type),
             Kind::Collection {
                 kind: CollectionKind::Tuple | CollectionKind::List,
                 items,
@@ -304,6 +401,36 @@ fn evaluated_as_a_type(e: &mut Engine, id: NodeId) -> bool {
         child = parent;
     }
     false
+}
+
+/// Whether the argument `arg` (holding `child`, on the way up from `id`) is evaluated as a
+/// type: a functional form's field types (`NamedTuple("N", x="Type")`, every keyword but
+/// the form's options; `NamedTuple("N", [("x", "Type")])`, `TypedDict("T", {"x": "Type"})`
+/// in the second argument), or a `TypeVar`'s bound and constraints. Any other call's
+/// arguments are values, not types.
+fn takes_a_type(
+    e: &mut Engine,
+    arg: NodeId,
+    name: Option<crate::analysis::ir::Sym>,
+    child: NodeId,
+    id: NodeId,
+    field_type: bool,
+) -> bool {
+    let call = e.ir.parent(arg);
+    if let Some(form) = call.and_then(|c| functional_form(e, c)) {
+        let position = call.and_then(|c| e.positional_args(c).iter().position(|&a| a == child));
+        return match name {
+            Some(keyword) => !form.options.contains(&e.name(keyword)),
+            None => position == Some(1) && child != id && field_type,
+        };
+    }
+    let is_type_var = call.is_some_and(|c| match e.ir.kind(c) {
+        Kind::Call { callee, .. } => typing_name(e, callee).is_some_and(|n| n.ends_with("TypeVar")),
+        _ => false,
+    });
+    let first = call.and_then(|c| e.positional_args(c).first().copied());
+    let bound = name.is_some_and(|n| e.name(n) == "bound");
+    is_type_var && (bound || (name.is_none() && first != Some(child)))
 }
 
 /// A call that declares fields with their types, which `typing.get_type_hints` evaluates:

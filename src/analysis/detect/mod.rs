@@ -43,6 +43,7 @@ pub fn report(e: &mut Engine, id: NodeId) {
             attributes::report(e, id);
             uses::report_reference(e, id);
             annotations::report_annotations_written(e, id);
+            annotations::report_computed_type(e, id);
             path_attributes::report(e, id);
             rebinding::report_read_only_use(e, id);
         }
@@ -58,6 +59,7 @@ pub fn report(e: &mut Engine, id: NodeId) {
             path_attributes::report(e, id);
             rebinding::report_read_only_use(e, id);
             attribute_names::report_key_store(e, id);
+            annotations::report_computed_type(e, id);
         }
         Kind::Call { .. } => {
             entities::report(e, id);
@@ -70,6 +72,7 @@ pub fn report(e: &mut Engine, id: NodeId) {
             literals::report(e, id);
             annotations::report_annotations_written(e, id);
             annotations::report_computed_type(e, id);
+            annotations::report_unreadable_fields(e, id);
             annotations::report_hint_namespaces(e, id);
             rebinding::report(e, id);
             rebinding::report_read_only_use(e, id);
@@ -84,7 +87,7 @@ pub fn report(e: &mut Engine, id: NodeId) {
             annotations::report_annotations_written(e, id);
             annotations::report_computed_type(e, id);
         }
-        Kind::Cond { .. } => annotations::report_computed_type(e, id),
+        Kind::Cond { .. } | Kind::Walrus { .. } => annotations::report_computed_type(e, id),
         Kind::Assign { .. }
         | Kind::AugAssign { .. }
         | Kind::Delete { .. }

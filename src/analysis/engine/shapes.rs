@@ -269,8 +269,9 @@ impl<'a> Engine<'a> {
     pub fn value_may_be_text(&mut self, value: NodeId) -> bool {
         let value = self.ir.unparen(value);
         match self.ir.kind(value) {
-            Kind::Index { .. }
-            | Kind::Binary {
+            // `list[int]`, not `row["kind"]`: an item of data may be text.
+            Kind::Index { object, .. } => !self.names_a_type(object, 0),
+            Kind::Binary {
                 op: crate::analysis::ir::BinOp::BitOr,
                 ..
             }
@@ -284,6 +285,34 @@ impl<'a> Engine<'a> {
             // `T = TypeVar("T")`, `Point = namedtuple(...)`.
             Kind::Call { callee, .. } => !self.names_of(callee).iter().any(|n| makes_types(n)),
             _ => true,
+        }
+    }
+
+    /// Whether an expression names a type rather than data: a module's, a builtin's or the
+    /// snippet's own class or function (`np.ndarray`, `int`, `Node`, `Outer.Inner`), or a name
+    /// bound only to generics (`Vector = list[float]`), never a value held in a container.
+    pub fn names_a_type(&mut self, id: NodeId, depth: usize) -> bool {
+        let id = self.ir.unparen(id);
+        let meanings = self.resolve(id, 0);
+        if !meanings.is_empty() {
+            return meanings.iter().all(|m| {
+                !m.held && matches!(m.value, Value::Module(_) | Value::Name(_) | Value::Local(_))
+            });
+        }
+        match self.ir.kind(id) {
+            Kind::Attr { object, .. } => depth < 8 && self.names_a_type(object, depth + 1),
+            Kind::Name(sym) if depth < 8 => self.every_assigned_value(sym, id, |e, value| match e
+                .ir
+                .kind(e.ir.unparen(value))
+            {
+                Kind::Index { object, .. } => e.names_a_type(object, depth + 1),
+                Kind::Binary {
+                    op: crate::analysis::ir::BinOp::BitOr,
+                    ..
+                } => true,
+                _ => false,
+            }),
+            _ => false,
         }
     }
 

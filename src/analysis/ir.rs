@@ -439,6 +439,17 @@ impl Ir {
         }
     }
 
+    /// The function a node belongs to (its nearest enclosing `Function`).
+    pub fn enclosing_function(&self, mut id: NodeId) -> Option<NodeId> {
+        while let Some(parent) = self.parent(id) {
+            if matches!(self.kind(parent), Kind::Function { .. }) {
+                return Some(parent);
+            }
+            id = parent;
+        }
+        None
+    }
+
     /// The expression inside any parentheses.
     pub fn unparen(&self, mut id: NodeId) -> NodeId {
         while let Kind::Paren(inner) = self.kind(id) {

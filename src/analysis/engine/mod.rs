@@ -198,14 +198,14 @@ impl<'a> Engine<'a> {
         let mut yields: HashMap<NodeId, Vec<NodeId>> = HashMap::new();
         for id in 0..ir.nodes.len() as NodeId {
             if let Kind::Return(Some(value)) = ir.kind(id)
-                && let Some(function) = enclosing_function(ir, id)
+                && let Some(function) = ir.enclosing_function(id)
             {
                 returns.entry(function).or_default().push(value);
             }
             if ir
                 .parent(id)
                 .is_some_and(|p| matches!(ir.kind(p), Kind::Yield))
-                && let Some(function) = enclosing_function(ir, id)
+                && let Some(function) = ir.enclosing_function(id)
             {
                 yields.entry(function).or_default().push(id);
             }
@@ -638,17 +638,6 @@ impl Engine<'_> {
             carried.define(&self.dialect.standalone(indent, &self.source[start..end]));
         }
     }
-}
-
-/// The function a node belongs to (its nearest enclosing `Function`).
-fn enclosing_function(ir: &Ir, mut id: NodeId) -> Option<NodeId> {
-    while let Some(parent) = ir.parent(id) {
-        if matches!(ir.kind(parent), Kind::Function { .. }) {
-            return Some(parent);
-        }
-        id = parent;
-    }
-    None
 }
 
 fn is_binding_construct(kind: Kind, follows_calls: bool) -> bool {

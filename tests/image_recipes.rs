@@ -165,8 +165,9 @@ async fn forky_images_run_the_library_and_node_checks() {
 }
 
 /// A suite's images (built here if missing) have the interpreters expected of it and run the
-/// same checks as each other: the data libraries with a figure, and Node's workers and ES
-/// modules.
+/// same checks as each other: the data libraries with a figure, type hints resolved while
+/// type text that is code is refused (on 3.14 through `annotationlib` too), and Node's workers
+/// and ES modules.
 async fn library_and_node_checks(suite: Option<Suite>, python: &str, node_major: &str) {
     let suite_args = suite.map_or(Vec::new(), |s| vec!["--suite", s.as_str()]);
     let built = images_build(&suite_args);
@@ -204,13 +205,32 @@ print("sklearn", round(float(LinearRegression().fit(x, 3 * x.ravel() + 1).coef_[
 print("scipy", round(float(optimize.brentq(lambda v: v * v - 2, 0, 2)), 4))
 print("pandas", pd.DataFrame({"a": range(10)}).a.sum())
 fig = plt.figure(); plt.plot([1, 2]); buf = io.BytesIO(); fig.savefig(buf, format="png"); print("png", buf.getvalue()[:4] == b"\x89PNG")
+import inspect, typing
+def hinted(a: "typing.List[int]") -> "int": pass
+print("hints", typing.get_type_hints(hinted)["a"] == typing.List[int], inspect.signature(hinted, eval_str=True).return_annotation is int)
+def refused(evaluate):
+    try:
+        evaluate()
+    except TypeError:
+        return True
+def coded(x: "print('ran') or int"): pass
+evaluations = [lambda: typing.get_type_hints(typing.NamedTuple("N", [("a", "print('ran') or int")])),
+               lambda: typing.get_type_hints(coded), lambda: inspect.get_annotations(coded, eval_str=True)]
+try:
+    import annotationlib
+    evaluations += [lambda: annotationlib.get_annotations(coded, eval_str=True),
+                    lambda: annotationlib.ForwardRef("print('ran') or int").evaluate()]
+except ImportError:
+    pass
+print("type text refused", all(refused(each) for each in evaluations))
 "#;
     let run = sandbox
         .run(Language::Python, code, std::future::pending())
         .await
         .unwrap();
     assert_eq!(
-        run.stdout, "sklearn 3.0\nscipy 1.4142\npandas 45\npng True\n",
+        run.stdout,
+        "sklearn 3.0\nscipy 1.4142\npandas 45\npng True\nhints True True\ntype text refused True\n",
         "{run:?}"
     );
     let js = "import { Worker } from 'node:worker_threads';\nconst w = new Worker('require(\"worker_threads\").parentPort.postMessage(6 * 7)', { eval: true });\nconst m = await new Promise((resolve) => w.on('message', resolve));\nconsole.log('worker', m, process.versions.node.split('.')[0]);\n";

@@ -223,7 +223,7 @@ on_every_backend! {
     /// does a name that only claims not to be one (a `str` subclass, a mapping listing other
     /// keys when read again, an object equal to the name),
     /// scipy's sparse indices are copied and checked before a native kernel reads them (by the
-    /// class's own check, whatever a subclass overrides; the caller's array changed afterwards
+    /// class's own check; a subclass overriding it is refused; the caller's array changed afterwards
     /// changes nothing), and doctest runs the examples of
     /// docstrings written in the snippet only (not one given by position at run time).
     async fn library_guards_refuse_what_data_would_steer(backend) {
@@ -237,7 +237,7 @@ def attempt(label, action):
     try:
         action()
         print(label, "ran")
-    except (KeyError, ValueError) as exc:
+    except (KeyError, ValueError, TypeError) as exc:
         print(label, "refused")
 attempt("accessor", lambda: pd.api.extensions.register_dataframe_accessor(special)(object))
 attempt("extra", lambda: logging.getLogger("t").warning("x", extra={special: {}}))
@@ -259,10 +259,12 @@ attempt("extra shifting", lambda: logging.getLogger("t").warning("x", extra=Shif
 attempt("extra equal", lambda: logging.getLogger("t").warning("x", extra={Equal(): {}}))
 attempt("accessor subclass", lambda: pd.api.extensions.register_series_accessor(Lying(special))(object))
 from scipy.sparse import coo_matrix
-class LooseCoo(coo_matrix):
-    def _check(self):
-        pass
-attempt("coo subclass", lambda: LooseCoo((np.ones(1), (np.array([0]), np.array([10**6]))), shape=(1, 2)))
+def loose_coo():
+    class LooseCoo(coo_matrix):
+        def _check(self):
+            pass
+    return LooseCoo((np.ones(1), (np.array([0]), np.array([10**6]))), shape=(1, 2))
+attempt("coo subclass", loose_coo)
 attempt("sparse", lambda: csr_matrix((np.ones(2), np.array([0, 10**6]), np.array([0, 1, 2])), shape=(2, 2)))
 class Loose(csr_matrix):
     def check_format(self, full_check=False):
@@ -340,6 +342,59 @@ print("tri", round(float(LinearTriInterpolator(t, np.arange(4.0))(0.8, 0.8)), 3)
         assert_eq!(
             e.stdout.trim(),
             "col refused\ncoords refused\ngetattr refused\nout refused\ncopyto refused\nflag refused\ncoo [1.0, 1.0, 1.0, 1.0]\nsimplices refused\nlinear [1.75]\nadded 6 [3]\ncsr [[0.0, 1.0], [3.0, 2.0]] [1, 0, 1]\ntriangles refused\ntri 2.4 [[0, 1, 3]]",
+            "{e:?}"
+        );
+    }
+}
+
+on_every_backend! {
+    /// A class deriving from a native-array class, however it is made (`type()` with bases
+    /// built at run time, a metaclass, `partial(type)`, `make_dataclass`, which writes
+    /// `__init__` after the class exists), may not have a class of the snippet's own in its
+    /// ancestry that replaces how instances are made; one that only adds public methods, and
+    /// the libraries' own subclasses, still work. Type text evaluated by `typing` or
+    /// `inspect` may only name types.
+    async fn native_array_classes_and_type_text_refuse_what_the_snippet_made(backend) {
+        let code = r#"
+import abc, dataclasses, functools, inspect, typing
+import numpy as np
+from scipy.interpolate import BSpline, make_interp_spline
+from scipy import sparse
+class Init:
+    def __init__(self, t, c, k):
+        self.t, self.c, self.k, self.extrapolate, self.axis = t, c, k, True, 0
+def attempt(label, make):
+    try:
+        make()(np.arange(400.0), np.zeros(4), 3)
+        print(label, "ran")
+    except TypeError:
+        print(label, "refused")
+bases = (Init, BSpline)
+attempt("type", lambda: type("Quick", bases, {}))
+attempt("meta", lambda: abc.ABCMeta("Quick", bases[:], {}))
+attempt("partial", lambda: functools.partial(type, "Quick")(bases, {}))
+fields = [("t", object), ("c", object), ("k", int), ("extrapolate", bool, True), ("axis", int, 0)]
+attempt("dataclass", lambda: dataclasses.make_dataclass("Quick", fields, bases=(BSpline,)))
+class Named(BSpline):
+    def area(self):
+        return round(float(self.integrate(0, 1)), 3)
+s = make_interp_spline(np.linspace(0, 1, 8), np.linspace(0, 1, 8) ** 2)
+print("named", Named(s.t, s.c, s.k).area(), sparse.random(4, 4, density=0.5, format="csr").tocoo().shape)
+text = "__import__('os')" + ".getcwd()"
+for label, thing in (("namedtuple", lambda: typing.NamedTuple("N", [("a", text)])),
+                     ("generic", lambda: type("H", (), {"__annotations__": {"a": typing.List[text]}}))):
+    try:
+        typing.get_type_hints(thing())
+        print(label, "ran")
+    except TypeError:
+        print(label, "refused")
+def f(a: "typing.Optional[np.ndarray]", b: "list[int] | None" = None): pass
+print("hints", sorted(typing.get_type_hints(f)), sorted(inspect.get_annotations(f, eval_str=True)))
+"#;
+        let e = run(backend, &tight_limits(), Language::Python, code, &[]).await;
+        assert_eq!(
+            e.stdout.trim(),
+            "type refused\nmeta refused\npartial refused\ndataclass refused\nnamed 0.333 (4, 4)\nnamedtuple refused\ngeneric refused\nhints ['a', 'b'] ['a', 'b']",
             "{e:?}"
         );
     }

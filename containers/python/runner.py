@@ -753,14 +753,16 @@ class _LibraryGuards:
     - logging's `{` style walks the attributes a format names: public names only;
     - joblib's caches unpickle files from a directory: caches keep none;
     - doctest runs the examples of any docstring: only those written in the snippet;
+    - typing and inspect evaluate type text: only text that names types;
     - scipy's sparse matrices keep index arrays unchecked: copied and every index checked;
     - scipy's and matplotlib's native code trust the index arrays their objects hold (a
-      sparse matrix's coordinates, a triangulation's triangles): handed out read-only.
+      sparse matrix's coordinates, a triangulation's triangles): handed out read-only, and
+      their classes refuse subclasses whose ancestry replaces how instances are made.
     This finder lets each module load as usual, then puts its guard in place before anything
     uses it."""
 
     def find_spec(self, name, path, target=None):
-        guard = _GUARDS.get(name)
+        guard = _guard_of(name)
         if guard is None:
             return None
         for finder in sys.meta_path:
@@ -1043,6 +1045,142 @@ def _index_arrays_read_only(*classes):
     return guard
 
 
+# Packages whose Python classes hold arrays their native code reads unchecked (the
+# analyzer's list of the same name, in src/analysis/python/special_definitions.rs, also has
+# scikit-learn's trees, whose arrays live in compiled classes no hook reaches: its estimators
+# stay open to subclasses with their own `__init__`, as scikit-learn expects).
+_NATIVE_ARRAY_PACKAGES = ("scipy.sparse.", "scipy.interpolate.", "scipy.spatial.",
+                          "scipy.ndimage.", "scipy.odr.", "matplotlib.tri.")
+
+# Names a class from outside the library may carry into the ancestry of one of its
+# native-array classes: those the interpreter writes itself, and the two the analyzer allows.
+_PLAIN_CLASS_NAMES = frozenset({
+    "__module__", "__qualname__", "__doc__", "__dict__", "__weakref__", "__firstlineno__",
+    "__static_attributes__", "__orig_bases__", "__parameters__", "__type_params__",
+    "__annotations__", "__annotate__", "__abstractmethods__", "_abc_impl", "__repr__",
+    "__str__",
+})
+
+# Modules whose classes are plain mixins in any ancestry.
+_PLAIN_BASE_MODULES = frozenset({"builtins", "abc", "typing", "collections.abc",
+                                 "_collections_abc"})
+
+
+def _is_native_array_module(name):
+    return (name + ".").startswith(_NATIVE_ARRAY_PACKAGES)
+
+
+def _library_subclasses_only(module):
+    """A subclass of a class whose native code trusts the arrays it holds may not replace how
+    instances are made or checked: a class of the snippet's own in its ancestry that defines
+    `__init__`, `__new__` or a private check builds one the native code reads past the ends
+    of. However the class is made (`class`, `type(...)`, a metaclass, `make_dataclass`,
+    `partial(type)`), each class of the module refuses it (see `_refuse_foreign_ancestry`).
+    Classes the installed libraries define are theirs to derive (scikit-learn derives scipy's
+    `LinearOperator`); which other library's class may join an ancestry is the analyzer's
+    judgement."""
+    for value in list(vars(module).values()):
+        if isinstance(value, type) and value.__dict__.get("__module__") == module.__name__:
+            _refuse_foreign_ancestry(value)
+
+
+_INSTALLED = []  # the directories of installed modules (sys.path's, the work dir and /tmp aside)
+
+
+def _installed_roots():
+    if not _INSTALLED:
+        # the snippet's classes are this file's `__main__`'s: its directory is no library's
+        own = (WORK_DIR + os.sep, "/tmp" + os.sep, os.path.dirname(_RUNNER) + os.sep)
+        _INSTALLED.extend(sorted({os.path.realpath(p) + os.sep for p in sys.path
+                                  if p and os.path.isabs(p) and os.path.isdir(p)
+                                  and not (os.path.realpath(p) + os.sep).startswith(own)}))
+    return tuple(_INSTALLED)
+
+
+def _owned_by(cls, roots):
+    """True for a class an installed library (or a plain mixin's module) defined: its module's
+    file is installed, and so is the code of every function it defines (a snippet's class
+    naming a library module as its `__module__` still has its methods' code)."""
+    # a compiled class keeps its module in its name, not in its namespace
+    name = cls.__dict__.get("__module__") or _module_of_type(cls, type)
+    if name in _PLAIN_BASE_MODULES:
+        return True
+    module_file = getattr(sys.modules.get(name), "__file__", None) or ""
+    if not module_file.startswith(roots):
+        return False
+    for value in cls.__dict__.values():
+        for function in (getattr(value, "__func__", value), getattr(value, "fget", None),
+                         getattr(value, "fset", None), getattr(value, "fdel", None)):
+            if (type(function) is _FunctionType
+                    and not function.__code__.co_filename.startswith(roots + (_RUNNER,))):
+                return False
+    return True
+
+
+_module_of_type = type.__dict__["__module__"].__get__
+_FunctionType = type(_owned_by)  # compiled libraries' own functions are of other types
+_RUNNER = _owned_by.__code__.co_filename  # this file's guards, put in the library's classes
+
+
+def _refuse_foreign_ancestry(cls):
+    """`cls` refuses such a subclass when it is made (its `__init_subclass__`: a class of the
+    snippet's own defining `__new__` is caught here, before it could skip the next check) and
+    when an instance is made (its `__new__`: what was added to a class after it was made,
+    as `make_dataclass` adds `__init__`)."""
+    inherited = cls.__dict__.get("__init_subclass__")
+
+    def __init_subclass__(sub, **kwargs):
+        _check_ancestry(sub, cls)
+        if inherited is not None:
+            inherited.__get__(None, sub)(**kwargs)
+        else:
+            super(cls, sub).__init_subclass__(**kwargs)
+
+    def __new__(klass, *args, **kwargs):
+        if klass not in _LIBRARY_ANCESTRIES:
+            _check_ancestry(klass, cls)
+        return object.__new__(klass)
+
+    try:
+        cls.__init_subclass__ = classmethod(__init_subclass__)
+        if cls.__new__ is object.__new__:  # a class making its own instances keeps its way
+            cls.__new__ = __new__
+    except (TypeError, AttributeError):
+        pass  # a compiled class: its subclasses' layout is its own
+
+
+_LIBRARY_ANCESTRIES = set()  # classes whose every ancestor an installed library holds
+
+
+def _check_ancestry(sub, cls):
+    settled = True
+    roots = _installed_roots()
+    for ancestor in sub.__mro__:
+        if _owned_by(ancestor, roots):
+            # a class only being made (`__module__` is its maker's until it is named) may
+            # still be given methods: only a class its module holds is settled
+            settled = settled and _held_by_its_module(ancestor)
+            continue
+        settled = False
+        for name in ancestor.__dict__:
+            if name[:1] == "_" and name not in _PLAIN_CLASS_NAMES:
+                raise TypeError(
+                    "%s, a subclass of %s.%s, has %s.%s in its ancestry, which defines %r: "
+                    "its native code trusts the arrays that making and checking an instance "
+                    "ensures; use the class itself, held in a class of your own"
+                    % (sub.__qualname__, cls.__module__, cls.__qualname__,
+                       ancestor.__module__, ancestor.__qualname__, name))
+    if settled:
+        _LIBRARY_ANCESTRIES.add(sub)
+
+
+def _held_by_its_module(cls):
+    held = sys.modules.get(_module_of_type(cls, type))
+    for part in cls.__qualname__.split("."):
+        held = getattr(held, part, None)
+    return held is cls
+
+
 def _no_cache_directory(memory):
     """joblib's `Memory` (scikit-learn's `memory=`, by keyword, splat or parameter grid)
     unpickles its entries from the directory it is given, where the snippet can write any
@@ -1112,6 +1250,82 @@ def _written_examples_only(doctest):
     runner._DocTestRunner__run = run
 
 
+def _is_type_text(text):
+    """True for text that only names types: names and attributes (none private), subscripts,
+    tuples and lists of them, constants and `|`. Evaluating it calls nothing the snippet did
+    not write itself (a class's own `__class_getitem__` is code the analyzer read)."""
+    import ast
+
+    if type(text) is not str:
+        return False
+    try:
+        tree = ast.parse(text.strip(), mode="eval")
+    except (SyntaxError, ValueError):
+        return False
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and not node.id.startswith("_"):
+            continue
+        if isinstance(node, ast.Attribute) and not node.attr.startswith("_"):
+            continue
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+            continue
+        if not isinstance(node, (ast.Expression, ast.Subscript, ast.Tuple, ast.List,
+                                 ast.Constant, ast.Starred, ast.Load, ast.BitOr)):
+            return False
+    return True
+
+
+def _refuse_code_in_type_text(text):
+    if not _is_type_text(text):
+        raise TypeError("a type's text may only name types (no calls, no private names): %r"
+                        % (text,))
+
+
+def _type_text_only(module):
+    """`typing.get_type_hints` (and whatever evaluates a `ForwardRef`) runs a type's text as
+    code: a field type of `NamedTuple("N", [("a", text)])`, or `List[text]`, built at run time
+    is code the analyzer never read. A forward reference is evaluated only when its text names
+    types (see `_is_type_text`). Guards `typing` and, from Python 3.14, `annotationlib`, where
+    `ForwardRef` moved; each wraps the methods its own module defines (`_evaluate` up to 3.13,
+    `evaluate` from 3.14) and its `get_annotations`."""
+    forward_ref = getattr(module, "ForwardRef", None)
+    if forward_ref is not None and forward_ref.__module__ == module.__name__:
+        for method in ("_evaluate", "evaluate"):
+            original = vars(forward_ref).get(method)
+            if original is not None:
+                setattr(forward_ref, method, _checking_forward_ref(original))
+    _annotation_text_only(module)
+
+
+def _checking_forward_ref(original):
+    def evaluate(self, *args, **kwargs):
+        _refuse_code_in_type_text(self.__forward_arg__)
+        return original(self, *args, **kwargs)
+
+    return evaluate
+
+
+def _annotation_text_only(module):
+    """`get_annotations(obj, eval_str=True)` (in `inspect`, and from Python 3.14 in
+    `annotationlib`, which `inspect` re-exports) evaluates string annotations as code: the
+    same rule as typing's forward references. A module that already holds a checked function
+    keeps it; every keyword (3.14 adds `format=`) passes through."""
+    original = getattr(module, "get_annotations", None)
+    if original is None or getattr(original, "_checks_type_text", False):
+        return
+
+    def get_annotations(obj, *, eval_str=False, **kwargs):
+        if eval_str:
+            plain = {k: v for k, v in kwargs.items() if k not in ("globals", "locals")}
+            for value in original(obj, **plain).values():
+                if isinstance(value, str):
+                    _refuse_code_in_type_text(value)
+        return original(obj, eval_str=eval_str, **kwargs)
+
+    get_annotations._checks_type_text = True
+    module.get_annotations = get_annotations
+
+
 def _all_of(*guards):
     def guard(module):
         for each in guards:
@@ -1129,6 +1343,9 @@ _GUARDS = {
     "pandas.core.accessor": _no_special_accessors,
     "joblib.memory": _no_cache_directory,
     "doctest": _written_examples_only,
+    "typing": _type_text_only,
+    "annotationlib": _type_text_only,
+    "inspect": _annotation_text_only,
     "scipy.sparse._compressed": _checked_sparse_indices("_cs_matrix"),
     "scipy.sparse._bsr": _checked_sparse_indices("_bsr_base"),
     "scipy.sparse._coo": _checked_sparse_indices("_coo_base"),
@@ -1138,6 +1355,17 @@ _GUARDS = {
     "scipy.spatial._kdtree": _index_arrays_read_only("KDTree"),
     "matplotlib.tri._triangulation": _index_arrays_read_only("Triangulation"),
 }
+
+
+def _guard_of(name):
+    """The guard of the module `name`: its own, and for a module of a native-array package
+    the refusal of subclasses whose ancestry replaces how instances are made."""
+    guard = _GUARDS.get(name)
+    if not _is_native_array_module(name):
+        return guard
+    if guard is None:
+        return _library_subclasses_only
+    return _all_of(guard, _library_subclasses_only)
 
 
 def _guard_linecache():
@@ -1390,9 +1618,10 @@ def run_program():
     except OSError:
         pass
     sys.meta_path.insert(0, _LibraryGuards())
-    for name, guard in _GUARDS.items():
-        if name in sys.modules:  # loaded before the finder was in place
-            guard(sys.modules[name])
+    for name, module in list(sys.modules.items()):
+        guard = _guard_of(name)
+        if guard is not None:  # loaded before the finder was in place
+            guard(module)
     _warm_up()
     _guard_linecache()
     global _figures

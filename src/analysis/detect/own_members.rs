@@ -3,12 +3,18 @@
 //! strict policy allows on nothing; on `self` in a method of one of the snippet's classes, or
 //! on such a class by name, it is the snippet's own state when that class (or a class of the
 //! snippet it derives from) defines it, in its body or by assigning it in a method.
+//!
+//! `self` is the snippet's own object only while nothing else can be passed as it: a method
+//! with a decorator that may change what its first parameter receives (`staticmethod`, any
+//! the analyzer does not know), or a method of the class taken from a class by name and not
+//! called with a receiver (`Peek.get(library_object)`, `partial(Peek.get, ...)`), gives it
+//! any object, whose private names are a library's internals again.
 
 use crate::analysis::engine::Engine;
 use crate::analysis::engine::meaning::Value;
 use crate::analysis::engine::rewrites::is_store_target;
-use crate::analysis::engine::scopes::binding_construct;
-use crate::analysis::ir::{Kind, NodeId};
+use crate::analysis::engine::scopes::{ScopeId, binding_construct};
+use crate::analysis::ir::{Kind, NodeId, Sym};
 
 /// Deepest chain of the snippet's own base classes followed.
 const MAX_BASES: usize = 4;
@@ -62,9 +68,124 @@ fn receiver_class(e: &mut Engine, name: NodeId) -> Option<NodeId> {
         if !matches!(e.ir.kind(owner), Kind::Class { .. }) || class.is_some_and(|c| c != owner) {
             return None;
         }
+        if !keeps_its_receiver(e, function) {
+            return None;
+        }
         class = Some(owner);
     }
-    class
+    let class = class?;
+    (!methods_taken_unbound(e, class)).then_some(class)
+}
+
+/// Decorators that leave a method's first parameter the instance or the class.
+const RECEIVER_KEEPING_DECORATORS: &[&str] = &[
+    "classmethod",
+    "property",
+    "functools.cached_property",
+    "abc.abstractmethod",
+];
+
+/// True when every decorator of a method leaves its first parameter the receiver: a known
+/// one, or a property's `.setter`/`.getter`/`.deleter`.
+fn keeps_its_receiver(e: &mut Engine, function: NodeId) -> bool {
+    let Kind::Function { decorators, .. } = e.ir.kind(function) else {
+        return false;
+    };
+    e.ir.list(decorators).to_vec().into_iter().all(|decorator| {
+        let decorator = e.ir.unparen(decorator);
+        if let Kind::Attr { name, .. } = e.ir.kind(decorator)
+            && matches!(e.name(name), "setter" | "getter" | "deleter")
+        {
+            return true;
+        }
+        let names = e.names_of(decorator);
+        !names.is_empty()
+            && names
+                .iter()
+                .all(|n| RECEIVER_KEEPING_DECORATORS.contains(&n.as_str()))
+    })
+}
+
+/// True when a method of `class` (a name its body binds to a function, or to anything but
+/// plain data) is reached on one of the snippet's classes by name other than in a call whose
+/// first argument is itself a method's receiver (`Base.__init__(self)` is fine): such a
+/// method may be given any object as `self`.
+fn methods_taken_unbound(e: &mut Engine, class: NodeId) -> bool {
+    let Some(body_scope) = e.scopes.own(class) else {
+        return true;
+    };
+    for id in 0..e.ir.nodes.len() as NodeId {
+        let Kind::Attr { object, name } = e.ir.kind(id) else {
+            continue;
+        };
+        let on_own_class = e.resolve(object, 0).iter().any(|m| {
+            matches!(m.value, Value::Local(node) if matches!(e.ir.kind(node), Kind::Class { .. }))
+        });
+        if !on_own_class || !binds_a_method(e, body_scope, name) {
+            continue;
+        }
+        let called_with_a_receiver = e.ir.parent(id).is_some_and(|call| {
+            matches!(e.ir.kind(call), Kind::Call { callee, .. } if callee == id)
+                && e.positional_args(call).first().is_some_and(|&first| {
+                    let first = e.ir.unparen(first);
+                    first != id && receiver_class_of_param(e, first)
+                })
+        });
+        if !called_with_a_receiver {
+            return true;
+        }
+    }
+    false
+}
+
+/// Whether the class body binds `name` to a method whose first parameter is an instance (a
+/// `classmethod` is bound to the class however it is reached; a `staticmethod` has no
+/// receiver), or to anything else but plain data (`alias = get`).
+fn binds_a_method(e: &mut Engine, body_scope: ScopeId, name: Sym) -> bool {
+    e.binds_of(body_scope, name).into_iter().any(|bind| {
+        match e.ir.parent(bind).map(|p| e.ir.kind(p)) {
+            Some(Kind::Assign { value, .. }) => {
+                !(e.is_plain_data(value)
+                    || e.is_numeric(value)
+                    || matches!(e.ir.kind(e.ir.unparen(value)), Kind::Const(_)))
+            }
+            Some(Kind::Function { decorators, .. }) => {
+                !e.ir.list(decorators).to_vec().into_iter().any(|d| {
+                    e.names_of(d)
+                        .iter()
+                        .any(|n| n == "classmethod" || n == "staticmethod")
+                })
+            }
+            _ => true,
+        }
+    })
+}
+
+/// Whether a name is the first parameter of a method of one of the snippet's classes (without
+/// asking whether that method's own receiver is trusted, which would recurse).
+fn receiver_class_of_param(e: &mut Engine, name: NodeId) -> bool {
+    let Kind::Name(sym) = e.ir.kind(name) else {
+        return false;
+    };
+    let lookup = e
+        .scopes
+        .lookup(sym, e.scopes.scope_of(name), e.dialect.declaring());
+    let [scope] = lookup.scopes.as_slice() else {
+        return false;
+    };
+    let binds = e.binds_of(*scope, sym);
+    !binds.is_empty()
+        && binds.into_iter().all(|bind| {
+            binding_construct(e.ir, bind)
+                .and_then(|param| Some((param, e.ir.parent(param)?)))
+                .is_some_and(|(param, function)| {
+                    matches!(e.ir.kind(function), Kind::Function { params, .. }
+                        if e.ir.list(params).first() == Some(&param))
+                        && e.ir
+                            .parent(function)
+                            .is_some_and(|c| matches!(e.ir.kind(c), Kind::Class { .. }))
+                })
+        })
 }
 
 /// True when the class binds `name` in its body, assigns it to its own receiver in a method,

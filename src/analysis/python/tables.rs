@@ -228,6 +228,10 @@ pub const CAPABILITY_ATTRIBUTES: &[&str] = &[
     // the method is held: through a class the snippet made, stored, or passed on
     "properties",
     "pprint_getters",
+    // a path's flavour module (`Path(".").parser` is `os.path`, whose `os` is `os`): the one
+    // class attribute of the survey's library classes that holds a module, reached on
+    // instances the analyzer does not type
+    "parser",
 ];
 
 /// Functions (or whole modules) that load code from a file, a spec built at run time or a

@@ -115,13 +115,13 @@ fn methods_taken_unbound(e: &mut Engine, class: NodeId) -> bool {
         return true;
     };
     for id in 0..e.ir.nodes.len() as NodeId {
+        if named_for_a_lookup(e, id, body_scope) {
+            return true;
+        }
         let Kind::Attr { object, name } = e.ir.kind(id) else {
             continue;
         };
-        let on_own_class = e.resolve(object, 0).iter().any(|m| {
-            matches!(m.value, Value::Local(node) if matches!(e.ir.kind(node), Kind::Class { .. }))
-        });
-        if !on_own_class || !binds_a_method(e, body_scope, name) {
+        if !may_be_own_class(e, object) || !binds_a_method(e, body_scope, name) {
             continue;
         }
         let called_with_a_receiver = e.ir.parent(id).is_some_and(|call| {
@@ -136,6 +136,63 @@ fn methods_taken_unbound(e: &mut Engine, class: NodeId) -> bool {
         }
     }
     false
+}
+
+/// Functions that take an attribute by the name given as text.
+const LOOKUPS: &[&str] = &["getattr", "operator.attrgetter", "inspect.getattr_static"];
+
+/// Whether `id` is text naming one of the class's methods, given to a lookup by name
+/// (`getattr(Peek, "get")`, `attrgetter("get")(Peek)`): the method taken from the class.
+fn named_for_a_lookup(e: &mut Engine, id: NodeId, body_scope: ScopeId) -> bool {
+    let Some(text) = e.ir.str_value(id) else {
+        return false;
+    };
+    let Some(sym) = e.ir.names.get(text) else {
+        return false;
+    };
+    let Some(call) =
+        e.ir.parent(id)
+            .filter(|&arg| matches!(e.ir.kind(arg), Kind::Arg { .. }))
+            .and_then(|arg| e.ir.parent(arg))
+    else {
+        return false;
+    };
+    let Kind::Call { callee, .. } = e.ir.kind(call) else {
+        return false;
+    };
+    e.names_of(callee)
+        .iter()
+        .any(|n| LOOKUPS.contains(&n.as_str()))
+        && binds_a_method(e, body_scope, sym)
+}
+
+/// Whether an expression may be one of the snippet's classes rather than an instance: a
+/// name for one, `type(x)`, `x.__class__`, or a `classmethod`'s `cls`.
+fn may_be_own_class(e: &mut Engine, object: NodeId) -> bool {
+    let object = e.ir.unparen(object);
+    let own = e.resolve(object, 0).iter().any(
+        |m| matches!(m.value, Value::Local(node) if matches!(e.ir.kind(node), Kind::Class { .. })),
+    );
+    own || match e.ir.kind(object) {
+        Kind::Call { callee, .. } => e.names_of(callee).iter().any(|n| n == "type"),
+        Kind::Attr { name, .. } => e.name(name) == "__class__",
+        Kind::Name(_) => receiver_class_of_param(e, object) && in_a_classmethod(e, object),
+        _ => false,
+    }
+}
+
+/// Whether the innermost function around `id` is a `classmethod`.
+fn in_a_classmethod(e: &mut Engine, id: NodeId) -> bool {
+    let Some(function) = e.ir.enclosing_function(id) else {
+        return false;
+    };
+    let Kind::Function { decorators, .. } = e.ir.kind(function) else {
+        return false;
+    };
+    e.ir.list(decorators)
+        .to_vec()
+        .into_iter()
+        .any(|d| e.names_of(d).iter().any(|n| n == "classmethod"))
 }
 
 /// Whether the class body binds `name` to a method whose first parameter is an instance (a

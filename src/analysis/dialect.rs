@@ -201,7 +201,8 @@ pub fn listed_path_function(tables: &Tables, name: &str) -> Option<PathFunction>
 pub enum PathMethod {
     /// The object is the path (`Path('x').read_text()`).
     OnReceiver,
-    /// An argument is, by position or keyword (`df.to_csv('out.csv')`).
+    /// An argument is, by position or keyword (`df.to_csv('out.csv')`); a keyword may have
+    /// `|`-separated spellings where classes of one family name it differently.
     Argument(usize, &'static str),
     /// Both are: the object is the source, the argument the target
     /// (`Path('a').rename('b')`, `Path('a').copy('b')`).

@@ -26,6 +26,7 @@ pub fn report(e: &mut Engine, call: NodeId) {
             continue;
         }
         report_arguments(e, call, &name, &function, &args);
+        report_descriptor_option(e, call, &name, &args);
     }
     if known_function {
         return;
@@ -79,7 +80,7 @@ pub fn report(e: &mut Engine, call: NodeId) {
             target = args
                 .get(index)
                 .copied()
-                .or_else(|| e.keyword_arg(call, keyword));
+                .or_else(|| keyword.split('|').find_map(|k| e.keyword_arg(call, k)));
             match target {
                 // `df.rename({"a": "b"})`, `s.replace(mapping)`, `s.replace(["a"])`: a
                 // path's method takes one path, never a collection of them
@@ -511,6 +512,40 @@ fn readings(path: &str) -> Vec<String> {
 
 /// A path function given arguments the analyzer cannot line up (`open(*parts)`): whatever
 /// it opens is a path no one can prove.
+/// Node's file streams open `{ fd }` from their options instead of the path: a descriptor the
+/// snippet never opened (an inherited one) is read or written whatever the path says. Options
+/// the analyzer cannot read whole (a variable, a spread, a computed key) may hold one.
+fn report_descriptor_option(e: &mut Engine, call: NodeId, name: &str, args: &[NodeId]) {
+    const STREAMS: &[&str] = &[
+        "createReadStream",
+        "createWriteStream",
+        "ReadStream",
+        "WriteStream",
+    ];
+    if !STREAMS.iter().any(|s| name.ends_with(s)) {
+        return;
+    }
+    let Some(&options) = args.get(1) else {
+        return;
+    };
+    let options = e.ir.unparen(options);
+    let readable = match e.ir.kind(options) {
+        // an encoding, or no options
+        Kind::Str { .. } | Kind::Const(_) => true,
+        Kind::Collection {
+            kind: CollectionKind::Map,
+            items,
+        } => e.ir.list(items).iter().all(|&item| match e.ir.kind(item) {
+            Kind::Pair { key, .. } => e.ir.str_value(key).is_some_and(|k| k != "fd"),
+            _ => false,
+        }),
+        _ => false,
+    };
+    if !readable {
+        report_unknown_path(e, call, format!("{name} with an `fd` option"));
+    }
+}
+
 fn report_unknown_path(e: &mut Engine, call: NodeId, function: String) {
     e.push(
         call,

@@ -334,7 +334,17 @@ impl Dialect for Python {
             // `ndarray.dump(file)` pickles the array into a file; a figure canvas's
             // `print_figure(filename)` is what `savefig` calls.
             "dump" => PathMethod::Argument(0, "file"),
-            "print_figure" => PathMethod::Argument(0, "filename"),
+            // A canvas's `print_<format>` methods write what `print_figure` does, each
+            // backend naming the file its own way; an image's `write_png(fname)`.
+            "print_figure" | "print_png" | "print_jpg" | "print_jpeg" | "print_tif"
+            | "print_tiff" | "print_webp" | "print_gif" | "print_raw" | "print_rgba"
+            | "print_pdf" | "print_ps" | "print_eps" | "print_svg" | "print_svgz" | "print_pgf" => {
+                PathMethod::Argument(0, "filename|filename_or_obj|fname_or_fh|outfile")
+            }
+            "write_png" => PathMethod::Argument(0, "fname"),
+            // An archive's members written out (a `ZipFile`, `np.load(f).zip`): where to.
+            "extract" => PathMethod::Argument(1, "path"),
+            "extractall" => PathMethod::Argument(0, "path"),
             _ => return None,
         })
     }

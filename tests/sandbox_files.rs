@@ -225,7 +225,9 @@ on_every_backend! {
     /// scipy's sparse indices are copied and checked before a native kernel reads them (by the
     /// class's own check; a subclass overriding it is refused; the caller's array changed afterwards
     /// changes nothing), and doctest runs the examples of
-    /// docstrings written in the snippet only (not one given by position at run time).
+    /// docstrings written in the snippet only (not one given by position at run time);
+    /// matplotlib's backend registry loads its own backends, not a `module://` name's module;
+    /// a log format's fields walk no module (a path's `parser` is `os.path`).
     async fn library_guards_refuse_what_data_would_steer(backend) {
         let code = r#"
 import doctest, logging
@@ -287,11 +289,18 @@ class Box:
 attempt("made docstring", lambda: doctest.run_docstring_examples(Box.size, {"ran": ran}))
 doctest.run_docstring_examples(double, {"double": double, "ran": ran})
 print("examples run", ran)
+import matplotlib.pyplot as plt
+attempt("backend module", lambda: plt.backend_registry.load_backend_module("module://os"))
+print("agg loads", plt.backend_registry.load_backend_module("agg").__name__)
+from pathlib import Path
+record = logging.LogRecord("n", 30, "p", 1, Path("a"), (), None)
+attempt("log field module", lambda: logging.Formatter("{msg.parser.os.name}", style="{").format(record))
+print(logging.Formatter("{levelname} {msg.name}", style="{").format(record))
 "#;
         let e = run(backend, &tight_limits(), Language::Python, code, &[]).await;
         assert_eq!(
             e.stdout.trim(),
-            "accessor refused\nextra refused\nextra subclass refused\nextra shifting refused\nextra equal refused\naccessor subclass refused\ncoo subclass refused\nsparse refused\nsparse subclass refused\nodr output refused\nsparse after [1.0, 1.0]\nmade docstring refused\nexamples run [4]",
+            "accessor refused\nextra refused\nextra subclass refused\nextra shifting refused\nextra equal refused\naccessor subclass refused\ncoo subclass refused\nsparse refused\nsparse subclass refused\nodr output refused\nsparse after [1.0, 1.0]\nmade docstring refused\nexamples run [4]\nbackend module refused\nagg loads matplotlib.backends.backend_agg\nlog field module refused\nWARNING a",
             "{e:?}"
         );
     }

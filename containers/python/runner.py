@@ -746,6 +746,8 @@ class _LibraryGuards:
     - matplotlib evaluates `axes.prop_cycle` text (rcParams, a style, a `matplotlibrc` in the
       work dir): read as `cycler(...)` calls of literals joined by `+` and `*` instead;
     - lxml's `iterparse` reads what external entities name: internal entities only;
+    - matplotlib's backend registry imports any module a `module://` name gives: its own
+      backends only;
     - pandas, scikit-learn and scipy answer attribute lookups from labels and keys, and
       pandas' accessors, logging's `extra=` and scipy's ODR output set attributes named by
       data: never a special (`__dunder__`) name;
@@ -804,6 +806,24 @@ def _read_cycler_text_only(rcsetup):
 
     rcsetup.validate_cycler = validate_cycler
     rcsetup._validators["axes.prop_cycle"] = validate_cycler
+
+
+def _matplotlib_backends_only(registry):
+    """matplotlib's backend registry imports the module a `module://name` backend names, any
+    module at all (`backend_registry.load_backend_module("module://os")` is `os`): only
+    matplotlib's own backends load."""
+    registry_class = getattr(registry, "BackendRegistry", None)
+    original = getattr(registry_class, "load_backend_module", None)
+    if original is None:
+        return
+
+    def load_backend_module(self, backend):
+        if (isinstance(backend, str) and backend.startswith("module://")
+                and not backend[len("module://"):].startswith("matplotlib.")):
+            raise ValueError("only matplotlib's own backends load here: %r" % (backend,))
+        return original(self, backend)
+
+    registry_class.load_backend_module = load_backend_module
 
 
 def _internal_entities_only(etree):
@@ -868,8 +888,10 @@ def _public_format_fields(logging):
     """logging's `{` style formats a record with `str.format`, whose fields walk attributes
     and items of what the record holds (`{msg.__globals__[os].environ}`): a format read from a
     file, or given to a subclass or a partial of `Formatter`, is out of the analyzer's sight.
-    Its fields walk public names only."""
+    Its fields walk public names only, and never through a module (`{msg.parser.os.environ}`
+    on a path reaches `os` by public names)."""
     import string
+    import types
     from _string import formatter_field_name_split
 
     style = getattr(logging, "StrFormatStyle", None)
@@ -878,11 +900,17 @@ def _public_format_fields(logging):
 
     class PublicFields(string.Formatter):
         def get_field(self, field_name, args, kwargs):
-            _, rest = formatter_field_name_split(field_name)
-            for _, key in rest:
+            first, rest = formatter_field_name_split(field_name)
+            value = self.get_value(first, args, kwargs)
+            for is_attribute, key in rest:
+                if isinstance(value, types.ModuleType):
+                    raise ValueError("a log format field may not walk a module")
                 if isinstance(key, str) and key.startswith("_"):
                     raise ValueError("a log format field may not reach %r" % key)
-            return super().get_field(field_name, args, kwargs)
+                value = getattr(value, key) if is_attribute else value[key]
+            if isinstance(value, types.ModuleType):
+                raise ValueError("a log format field may not reach a module")
+            return value, first
 
     fields = PublicFields()
 
@@ -1335,6 +1363,7 @@ def _all_of(*guards):
 
 _GUARDS = {
     "matplotlib.rcsetup": _read_cycler_text_only,
+    "matplotlib.backends.registry": _matplotlib_backends_only,
     "lxml.etree": _internal_entities_only,
     "pandas.core.generic": _no_special_names_from_data("NDFrame"),
     "sklearn.utils._bunch": _no_special_names_from_data("Bunch"),

@@ -1255,3 +1255,51 @@ fn strict_denies_the_twenty_first_pass_classes() {
         "import numpy as np\nx = np.c_[np.ones(3), np.zeros(3)]\nq = np.r_[0:3, np.arange(2)]\nw: int = len([1]) + 1\n",
     ]);
 }
+
+/// The twenty-second pass: a path's flavour module reached on an instance
+/// (`Path('.').parser.os`), directly or through format fields and attrgetter; a method of
+/// the snippet's class given a library object as `self` (its private names are then the
+/// library's); writers the path rule did not know (a canvas's `print_<format>`,
+/// `AxesImage.write_png`, an archive's `extract`/`extractall`); a Node stream's `fd`
+/// option; `Buffer.allocUnsafe`'s uninitialised memory; matplotlib's `backend_registry`,
+/// which imports any module a `module://` name gives.
+#[test]
+fn strict_denies_the_twenty_second_pass_classes() {
+    const SHM: &str = "'/dev/shm/x'";
+    let python: Vec<String> = [
+        "from pathlib import Path\nprint(Path('.').parser.os.popen('id').read())\n".to_string(),
+        "from pathlib import Path\nprint('{0.parser.os.environ}'.format(Path('.')))\n".into(),
+        "import operator\nfrom pathlib import Path\nprint(operator.attrgetter('parser.os.environ')(Path('.')))\n".into(),
+        "import warnings\nclass Peek:\n    _module = None\n    def get(self):\n        return self._module\nprint(Peek.get(warnings.catch_warnings()).sys)\n".into(),
+        "import warnings, functools\nclass Peek:\n    def get(self):\n        return self._module\nprint(functools.partial(Peek.get, warnings.catch_warnings())())\n".into(),
+        "import warnings\nclass Peek:\n    @staticmethod\n    def get(self):\n        return self._module\nprint(Peek().get(warnings.catch_warnings()))\n".into(),
+        "import warnings\nclass Peek:\n    def get(self):\n        return self._module\nprint(getattr(Peek, 'get')(warnings.catch_warnings()))\n".into(),
+        "import warnings\nclass Peek:\n    def get(self):\n        return self._module\nprint(type(Peek()).get(warnings.catch_warnings()))\n".into(),
+        "import warnings\nclass Peek:\n    def get(self):\n        return self._module\n    @classmethod\n    def via(cls, other):\n        return cls.get(other)\nprint(Peek.via(warnings.catch_warnings()))\n".into(),
+        "from pathlib import Path\nclass Retarget:\n    def to(self, where):\n        self._str = where\np = Path('notes.txt')\nRetarget.to(p, '/etc/hostname')\nprint(p.read_text())\n".into(),
+        format!("import matplotlib.pyplot as plt\nfig, ax = plt.subplots()\nfig.canvas.print_png({SHM})\n"),
+        format!("import matplotlib.pyplot as plt\nfig, ax = plt.subplots()\nfig.canvas.print_pdf(filename={SHM})\n"),
+        format!("import matplotlib.pyplot as plt, numpy as np\nfig, ax = plt.subplots()\nim = ax.imshow(np.eye(3))\nim.write_png({SHM})\n"),
+        format!("import numpy as np\nnp.savez('b.npz', a=np.arange(3))\nnp.load('b.npz').zip.extract('a.npy', {SHM})\n"),
+        format!("import numpy as np\nnp.savez('b.npz', a=np.arange(3))\nnp.load('b.npz').zip.extractall(path={SHM})\n"),
+        "import matplotlib.pyplot as plt\nprint(plt.backend_registry.load_backend_module('module://os').popen('id').read())\n".into(),
+        "from matplotlib import rcsetup\nprint(rcsetup.backend_registry.load_backend_module('module://subprocess'))\n".into(),
+        "import matplotlib.pylab as pl\nregistry = pl.backend_registry\n".into(),
+    ]
+    .to_vec();
+    let python: Vec<&str> = python.iter().map(String::as_str).collect();
+    assert_strict_denies_each(
+        &python,
+        &[
+            "const fs = require('fs');\nfs.createReadStream('data.txt', { fd: 5 }).on('data', (d) => console.log(String(d)));\n",
+            "const fs = require('fs');\nconst options = JSON.parse('{\"fd\": 5}');\nfs.createWriteStream('out.txt', options).write('x');\n",
+            "console.log(Buffer.allocUnsafe(4096).toString('latin1'));\n",
+            "const { Buffer: B } = require('buffer');\nconsole.log(B.allocUnsafeSlow(4096).toString('latin1'));\n",
+        ],
+    );
+    assert_strict_allows_each(&[
+        "class Base:\n    _limit = 3\n    def __init__(self, n):\n        self._n = n\nclass Sub(Base):\n    def __init__(self, n):\n        Base.__init__(self, n)\n        self._m = Base._limit\n    @classmethod\n    def make(cls):\n        return cls(cls._limit)\n    @property\n    def m(self):\n        return self._m\nprint(Sub.make().m)\n",
+        "import matplotlib.pyplot as plt\nfig, ax = plt.subplots()\nfig.canvas.print_png('plot.png')\nfig.savefig('plot.pdf')\n",
+        "import pandas as pd\ns = pd.Series(['a1', 'b2'])\nprint(s.str.extract(r'(\\d)', expand=False))\n",
+    ]);
+}

@@ -203,7 +203,9 @@ impl Gateway {
         let (analysis, next) = analyze_with(language, code.as_bytes(), carried);
         let mut judgement = self.judge(language, &analysis).await?;
         if judgement.verdict != Verdict::Deny {
-            let changed = self.rejudge_definitions(language, carried, &next).await?;
+            let changed = self
+                .rejudge_definitions(language, code, carried, &next)
+                .await?;
             if !changed.is_empty() {
                 judgement.verdict = Verdict::Deny;
                 judgement.findings.extend(changed);
@@ -213,13 +215,17 @@ impl Gateway {
     }
 
     /// The functions, classes and generator expressions of a session's earlier calls (see
-    /// `Carried::definitions`), judged again with the names this call binds as well: a call that rebinds what one of them reads (`text = ...` for
-    /// `def run(): frame.query(text)`, judged with the text it first had) changes what it
-    /// does when called. Returns each denial the rebinding makes, and none the definitions
-    /// had anyway (judged alone, without the module-level code around them).
+    /// `Carried::definitions`), judged again beside this call's code and with the names it
+    /// binds: a call that rebinds what one of them reads (`text = ...` for
+    /// `def run(): frame.query(text)`, judged with the text it first had), or that uses one
+    /// of them as no earlier call did (`Peek.get(library_object)` gives a method of an
+    /// earlier class any `self`), changes what it does when called. Returns each denial this
+    /// makes within the definitions, and none they had anyway (judged alone, without the
+    /// module-level code around them); the call's own code was judged already.
     async fn rejudge_definitions(
         &self,
         language: Language,
+        code: &str,
         before: &Carried,
         after: &Carried,
     ) -> Result<Vec<Finding>, GatewayError> {
@@ -227,17 +233,29 @@ impl Gateway {
         if source.is_empty() {
             return Ok(Vec::new());
         }
-        let judged = |context| analyze_with(language, source.as_bytes(), context).0;
-        let was = self.judge(language, &judged(before)).await?;
-        let now = self.judge(language, &judged(after)).await?;
+        let beside = format!("{source}\n{code}");
+        let definition_lines = source.lines().count();
+        let was = self
+            .judge(
+                language,
+                &analyze_with(language, source.as_bytes(), before).0,
+            )
+            .await?;
+        let now = self
+            .judge(
+                language,
+                &analyze_with(language, beside.as_bytes(), after).0,
+            )
+            .await?;
         let denied = |f: &Finding| f.action == Action::Deny;
         // Beyond what is analyzed, every denial counts: what was cut off is unjudged.
-        let whole = source.len() <= crate::analysis::MAX_SOURCE_BYTES;
+        let whole = beside.len() <= crate::analysis::MAX_SOURCE_BYTES;
         Ok(now
             .findings
             .into_iter()
             .filter(|f| {
                 denied(f)
+                    && (!whole || f.line <= definition_lines)
                     && !(whole
                         && was.findings.iter().any(|w| {
                             denied(w)
@@ -247,8 +265,9 @@ impl Gateway {
             })
             .map(|f| Finding {
                 detail: format!(
-                    "this call rebinds what a function or class of an earlier call reads; \
-                     judged again (line {} of the session's definitions): {}",
+                    "this call changes what a function or class of an earlier call does (it \
+                     rebinds a name one reads, or uses one as no earlier call did); judged \
+                     again (line {} of the session's definitions): {}",
                     f.line, f.detail
                 ),
                 line: 1,
@@ -476,6 +495,30 @@ mod tests {
             last_verdict(&g, js, &[first, "where = 'other.txt';\nshow();\n"]).await,
             Verdict::Allow
         );
+    }
+
+    /// A later call that takes a method of an earlier call's class from the class, and so
+    /// may give it any `self`, gets the class judged again beside that call: its private
+    /// names are then a library object's. Calling the method on an instance stays allowed.
+    #[tokio::test]
+    async fn a_session_call_taking_an_earlier_method_unbound_is_judged_with_it() {
+        let g = gateway("strict");
+        let py = Language::Python;
+        let first = "import warnings\nclass Peek:\n    _module = None\n    def get(self):\n        \
+                     return self._module\n";
+        for (later, expected) in [
+            (
+                "print(Peek.get(warnings.catch_warnings()))\n",
+                Verdict::Deny,
+            ),
+            ("print(Peek().get())\n", Verdict::Allow),
+        ] {
+            assert_eq!(
+                last_verdict(&g, py, &[first, later]).await,
+                expected,
+                "{later}"
+            );
+        }
     }
 
     fn class(code: &str) -> Preload {

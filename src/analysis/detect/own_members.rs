@@ -42,8 +42,14 @@ pub fn is_own_member(e: &mut Engine, object: NodeId, name: &str) -> bool {
 }
 
 /// The class whose method has `name` (a `Name` node) as its first parameter, and nothing else
-/// bound to it: `self` or `cls`.
+/// bound to it (`self` or `cls`), when that parameter can only be the class's own object.
 fn receiver_class(e: &mut Engine, name: NodeId) -> Option<NodeId> {
+    let (class, method) = first_parameter_of(e, name)?;
+    (keeps_its_receiver(e, method) && !methods_taken_unbound(e, class)).then_some(class)
+}
+
+/// The class and method whose first parameter `name` is, when nothing else binds it.
+fn first_parameter_of(e: &mut Engine, name: NodeId) -> Option<(NodeId, NodeId)> {
     let Kind::Name(sym) = e.ir.kind(name) else {
         return None;
     };
@@ -53,28 +59,23 @@ fn receiver_class(e: &mut Engine, name: NodeId) -> Option<NodeId> {
     let [scope] = lookup.scopes.as_slice() else {
         return None;
     };
-    let binds = e.binds_of(*scope, sym);
-    let mut class = None;
-    for bind in binds {
+    let mut found = None;
+    for bind in e.binds_of(*scope, sym) {
         let param = binding_construct(e.ir, bind)?;
-        let function = e.ir.parent(param)?;
-        let Kind::Function { params, .. } = e.ir.kind(function) else {
+        let method = e.ir.parent(param)?;
+        let Kind::Function { params, .. } = e.ir.kind(method) else {
             return None;
         };
-        if e.ir.list(params).first() != Some(&param) {
+        let class = e.ir.parent(method)?;
+        if e.ir.list(params).first() != Some(&param)
+            || !matches!(e.ir.kind(class), Kind::Class { .. })
+            || found.is_some_and(|f| f != (class, method))
+        {
             return None;
         }
-        let owner = e.ir.parent(function)?;
-        if !matches!(e.ir.kind(owner), Kind::Class { .. }) || class.is_some_and(|c| c != owner) {
-            return None;
-        }
-        if !keeps_its_receiver(e, function) {
-            return None;
-        }
-        class = Some(owner);
+        found = Some((class, method));
     }
-    let class = class?;
-    (!methods_taken_unbound(e, class)).then_some(class)
+    found
 }
 
 /// Decorators that leave a method's first parameter the instance or the class.
@@ -128,7 +129,7 @@ fn methods_taken_unbound(e: &mut Engine, class: NodeId) -> bool {
             matches!(e.ir.kind(call), Kind::Call { callee, .. } if callee == id)
                 && e.positional_args(call).first().is_some_and(|&first| {
                     let first = e.ir.unparen(first);
-                    first != id && receiver_class_of_param(e, first)
+                    first != id && first_parameter_of(e, first).is_some()
                 })
         });
         if !called_with_a_receiver {
@@ -176,7 +177,7 @@ fn may_be_own_class(e: &mut Engine, object: NodeId) -> bool {
     own || match e.ir.kind(object) {
         Kind::Call { callee, .. } => e.names_of(callee).iter().any(|n| n == "type"),
         Kind::Attr { name, .. } => e.name(name) == "__class__",
-        Kind::Name(_) => receiver_class_of_param(e, object) && in_a_classmethod(e, object),
+        Kind::Name(_) => first_parameter_of(e, object).is_some() && in_a_classmethod(e, object),
         _ => false,
     }
 }
@@ -216,33 +217,6 @@ fn binds_a_method(e: &mut Engine, body_scope: ScopeId, name: Sym) -> bool {
             _ => true,
         }
     })
-}
-
-/// Whether a name is the first parameter of a method of one of the snippet's classes (without
-/// asking whether that method's own receiver is trusted, which would recurse).
-fn receiver_class_of_param(e: &mut Engine, name: NodeId) -> bool {
-    let Kind::Name(sym) = e.ir.kind(name) else {
-        return false;
-    };
-    let lookup = e
-        .scopes
-        .lookup(sym, e.scopes.scope_of(name), e.dialect.declaring());
-    let [scope] = lookup.scopes.as_slice() else {
-        return false;
-    };
-    let binds = e.binds_of(*scope, sym);
-    !binds.is_empty()
-        && binds.into_iter().all(|bind| {
-            binding_construct(e.ir, bind)
-                .and_then(|param| Some((param, e.ir.parent(param)?)))
-                .is_some_and(|(param, function)| {
-                    matches!(e.ir.kind(function), Kind::Function { params, .. }
-                        if e.ir.list(params).first() == Some(&param))
-                        && e.ir
-                            .parent(function)
-                            .is_some_and(|c| matches!(e.ir.kind(c), Kind::Class { .. }))
-                })
-        })
 }
 
 /// True when the class binds `name` in its body, assigns it to its own receiver in a method,

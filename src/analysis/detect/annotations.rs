@@ -192,7 +192,7 @@ pub fn report_computed_type(e: &mut Engine, id: NodeId) {
 /// one only through what types are made of (parentheses, `|`, a generic's subscript, the
 /// lists of `Callable[[...], ...]`); a typing generic's subscript anywhere (`List[x]` makes a
 /// forward reference of text); the field types of a functional form; a `TypeVar`'s bound.
-fn in_type_position(e: &mut Engine, id: NodeId) -> bool {
+pub(super) fn in_type_position(e: &mut Engine, id: NodeId) -> bool {
     let mut child = id;
     let mut item_index = None;
     let mut field_type = false;
@@ -343,6 +343,91 @@ pub fn report_annotations_written(e: &mut Engine, id: NodeId) {
             DynamicKind::CodeEval,
             "annotations set at run time: `typing.get_type_hints` runs them as code",
         );
+    }
+}
+
+/// The attribute that names the module a class belongs to.
+const MODULE_ATTRIBUTE: &str = "__module__";
+
+/// Calls that take the module to evaluate type text in (`module=`).
+const MODULE_TAKERS: &[&str] = &[
+    "typing.ForwardRef",
+    "annotationlib.ForwardRef",
+    "collections.namedtuple",
+    "enum.Enum",
+    "enum.IntEnum",
+    "enum.StrEnum",
+    "enum.Flag",
+    "enum.IntFlag",
+];
+
+/// Forward references, which also take the module third by position.
+const FORWARD_REFS: &[&str] = &["typing.ForwardRef", "annotationlib.ForwardRef"];
+
+/// `__module__` set (bound in a class body, stored, `setattr` by name, a namespace's key) or
+/// `module=` given to a typed form or a forward reference: typing evaluates a class's type
+/// text in `sys.modules[cls.__module__]`, so a name read as the snippet's own (`"popen"`, for
+/// a class it defined) is looked up in another module (`os.popen`).
+pub fn report_module_redirect(e: &mut Engine, id: NodeId) {
+    let redirected = match e.ir.kind(id) {
+        Kind::Bind(sym) => e.name(sym) == MODULE_ATTRIBUTE,
+        Kind::Attr { name, .. } => e.name(name) == MODULE_ATTRIBUTE && is_store_target(e, id),
+        Kind::Str { .. } => {
+            e.ir.str_value(id) == Some(MODULE_ATTRIBUTE) && names_what_is_written(e, id)
+        }
+        Kind::Call { callee, .. } => {
+            let names = e.names_of(callee);
+            (e.keyword_arg(id, "module").is_some()
+                && (functional_form(e, id).is_some()
+                    || names.iter().any(|n| MODULE_TAKERS.contains(&n.as_str()))))
+                || (e.positional_args(id).len() > 2
+                    && names.iter().any(|n| FORWARD_REFS.contains(&n.as_str())))
+                || copies_a_module_onto_a_class(e, id, &names)
+        }
+        _ => false,
+    };
+    if redirected {
+        e.dynamic(
+            id,
+            DynamicKind::CodeEval,
+            "a class's module set: typing evaluates its type text in that module's \
+             namespace, where the names the analyzer read may be anything (leave `__module__` \
+             and `module=` out)",
+        );
+    }
+}
+
+/// `functools.update_wrapper(C, f)` and `@functools.wraps(f)` on a class statement copy
+/// `f.__module__` onto the class.
+fn copies_a_module_onto_a_class(e: &mut Engine, call: NodeId, names: &[String]) -> bool {
+    if names.iter().any(|n| n == "functools.update_wrapper") {
+        return e.positional_args(call).first().is_some_and(|&target| {
+            e.resolve(target, 0).iter().any(|m| {
+                matches!(m.value, Value::Local(c) if matches!(e.ir.kind(c), Kind::Class { .. }))
+            })
+        });
+    }
+    names.iter().any(|n| n == "functools.wraps")
+        && e.ir
+            .parent(call)
+            .is_some_and(|p| matches!(e.ir.kind(p), Kind::Class { .. }))
+}
+
+/// A string naming the attribute a call writes (`setattr(C, "__module__", ...)`) or a key of
+/// a namespace (`type("C", (), {"__module__": ...})`).
+fn names_what_is_written(e: &mut Engine, id: NodeId) -> bool {
+    match e.ir.parent(id).map(|p| (p, e.ir.kind(p))) {
+        Some((_, Kind::Pair { key, .. })) => key == id,
+        Some((arg, Kind::Arg { .. })) => {
+            e.ir.parent(arg).is_some_and(|call| match e.ir.kind(call) {
+                Kind::Call { callee, .. } => e
+                    .names_of(callee)
+                    .iter()
+                    .any(|n| n.ends_with("setattr") || n.ends_with("__setattr__")),
+                _ => false,
+            })
+        }
+        _ => false,
     }
 }
 

@@ -22,6 +22,7 @@ mod uses;
 pub use attribute_names::makes_a_class;
 pub use attributes::report_special;
 pub use calls::{is_namespace, report_accessor};
+pub use own_members::{receiver_class, subclasses_keep_plain_ancestry};
 pub use path_attributes::assigned_value;
 pub use uses::{Site, report_use};
 
@@ -44,11 +45,13 @@ pub fn report(e: &mut Engine, id: NodeId) {
             uses::report_reference(e, id);
             annotations::report_annotations_written(e, id);
             annotations::report_computed_type(e, id);
+            annotations::report_module_redirect(e, id);
             path_attributes::report(e, id);
             rebinding::report_read_only_use(e, id);
         }
         Kind::Bind(_) => {
             annotations::report_annotations_written(e, id);
+            annotations::report_module_redirect(e, id);
             literals::report_internal_name(e, id);
         }
         Kind::Arg { .. } => literals::report_internal_name(e, id),
@@ -73,6 +76,7 @@ pub fn report(e: &mut Engine, id: NodeId) {
             annotations::report_annotations_written(e, id);
             annotations::report_computed_type(e, id);
             annotations::report_unreadable_fields(e, id);
+            annotations::report_module_redirect(e, id);
             annotations::report_hint_namespaces(e, id);
             rebinding::report(e, id);
             rebinding::report_read_only_use(e, id);
@@ -81,6 +85,7 @@ pub fn report(e: &mut Engine, id: NodeId) {
             literals::report_string(e, id);
             annotations::report_text(e, id);
             annotations::report_annotations_written(e, id);
+            annotations::report_module_redirect(e, id);
         }
         Kind::Binary { .. } => {
             literals::report(e, id);

@@ -38,12 +38,120 @@ pub fn is_own_member(e: &mut Engine, object: NodeId, name: &str) -> bool {
             }
         }
     };
-    defines(e, class, name, 0)
+    own_ancestry(e, class, 0)
+        && subclasses_keep_plain_ancestry(e, class, 0)
+        && defines(e, class, name, 0)
+}
+
+/// Whether every use of the class is a call making an instance, an attribute read, or a
+/// base of another class of the snippet's whose ancestry is plain too (see `own_ancestry`):
+/// an instance of a subclass with a library base (`class X(catch_warnings, Peek)`) carries
+/// that library's private names and methods (`class F(pd.DataFrame, Q)` resolves `query` to
+/// pandas'), and a class handed anywhere else (`type("F", (pd.DataFrame, Q), {})`) may become
+/// the base of any class.
+pub fn subclasses_keep_plain_ancestry(e: &mut Engine, class: NodeId, depth: usize) -> bool {
+    if depth > MAX_BASES {
+        return false;
+    }
+    (0..e.ir.nodes.len() as NodeId).all(|id| {
+        if !matches!(e.ir.kind(id), Kind::Name(_)) {
+            return true;
+        }
+        let names_it = e
+            .resolve(id, 0)
+            .iter()
+            .any(|m| matches!(m.value, Value::Local(c) if c == class));
+        if !names_it {
+            return true;
+        }
+        if super::annotations::in_type_position(e, id) {
+            return true; // `List[Shape]`: a type, made into nothing
+        }
+        let Some(parent) = e.ir.parent(id) else {
+            return false;
+        };
+        match e.ir.kind(parent) {
+            Kind::Call { callee, .. } => callee == id,
+            Kind::Attr { object, .. } => object == id,
+            // `Node[T]` in a type, or made: `Node[int](value)`
+            Kind::Index { object, .. } if object == id => super::annotations::in_type_position(
+                e, parent,
+            ) || e.ir.parent(parent).is_some_and(
+                |call| matches!(e.ir.kind(call), Kind::Call { callee, .. } if callee == parent),
+            ),
+            Kind::Binary {
+                op: crate::analysis::ir::BinOp::Compare,
+                ..
+            } => true,
+            // `isinstance(x, Shape)`, `issubclass(C, Shape)`
+            Kind::Arg { name: None, .. } if is_a_type_test(e, parent) => true,
+            Kind::Arg { name: None, .. } => e.ir.parent(parent).is_some_and(|subclass| {
+                matches!(e.ir.kind(subclass), Kind::Class { .. })
+                    && own_ancestry(e, subclass, 0)
+                    && subclasses_keep_plain_ancestry(e, subclass, depth + 1)
+            }),
+            _ => false,
+        }
+    })
+}
+
+/// Roots of bases that set no private names on an instance: builtins (`object`,
+/// `Exception`, `dict`), typing's and abc's constructs (`Generic[T]`, `ABC`), and
+/// scikit-learn's estimator bases and mixins, which custom estimators derive from (they set
+/// only their own configuration's private names, never a capability).
+const PLAIN_BASE_ROOTS: &[&str] = &[
+    "typing.",
+    "typing_extensions.",
+    "abc.",
+    "collections.abc.",
+    "sklearn.base.",
+];
+
+/// Whether every base of the class, and of its own bases, is one of the snippet's classes, a
+/// builtin or a typing construct: a library base's `__init__` may set the very private names
+/// the class binds (`warnings.catch_warnings` sets `_module`), and the instance's win.
+fn own_ancestry(e: &mut Engine, class: NodeId, depth: usize) -> bool {
+    let Kind::Class { heads, .. } = e.ir.kind(class) else {
+        return false;
+    };
+    if depth > MAX_BASES {
+        return false;
+    }
+    for head in e.ir.list(heads).to_vec() {
+        let Kind::Arg {
+            name: None, value, ..
+        } = e.ir.kind(head)
+        else {
+            continue; // `metaclass=` and class keywords
+        };
+        let base = match e.ir.kind(e.ir.unparen(value)) {
+            Kind::Index { object, .. } => object, // `Generic[T]`
+            _ => value,
+        };
+        let meanings = e.resolve(base, 0).to_vec();
+        let plain = !meanings.is_empty()
+            && meanings.iter().all(|m| match m.value {
+                Value::Local(node) if !m.held && matches!(e.ir.kind(node), Kind::Class { .. }) => {
+                    own_ancestry(e, node, depth + 1)
+                }
+                Value::Name(p) | Value::Module(p) if !m.held => {
+                    e.paths.module_len(p) == 0 || {
+                        let text = e.paths.text(p);
+                        PLAIN_BASE_ROOTS.iter().any(|r| text.starts_with(r))
+                    }
+                }
+                _ => false,
+            });
+        if !plain {
+            return false;
+        }
+    }
+    true
 }
 
 /// The class whose method has `name` (a `Name` node) as its first parameter, and nothing else
 /// bound to it (`self` or `cls`), when that parameter can only be the class's own object.
-fn receiver_class(e: &mut Engine, name: NodeId) -> Option<NodeId> {
+pub fn receiver_class(e: &mut Engine, name: NodeId) -> Option<NodeId> {
     let (class, method) = first_parameter_of(e, name)?;
     (keeps_its_receiver(e, method) && !methods_taken_unbound(e, class)).then_some(class)
 }
@@ -180,6 +288,17 @@ fn may_be_own_class(e: &mut Engine, object: NodeId) -> bool {
         Kind::Name(_) => first_parameter_of(e, object).is_some() && in_a_classmethod(e, object),
         _ => false,
     }
+}
+
+/// Whether the argument is given to `isinstance` or `issubclass`, which only compare.
+fn is_a_type_test(e: &mut Engine, arg: NodeId) -> bool {
+    e.ir.parent(arg).is_some_and(|call| match e.ir.kind(call) {
+        Kind::Call { callee, .. } => e
+            .names_of(callee)
+            .iter()
+            .any(|n| n == "isinstance" || n == "issubclass"),
+        _ => false,
+    })
 }
 
 /// Whether the innermost function around `id` is a `classmethod`.

@@ -66,37 +66,23 @@ pub fn report(e: &mut Engine, call: NodeId) {
 }
 
 /// `self.query(i, j)` in a method of a class that defines `query` itself: the snippet's own
-/// method, whose code the analyzer reads. `self` must be the method's first parameter and
-/// never rebound; an instance attribute set to a frame's `query` is judged where it is
-/// stored (`report_value`).
+/// method, whose code the analyzer reads. `self` must be that class's own object (see
+/// `receiver_class`: never given another object), and no subclass may put a library first
+/// (`class F(pd.DataFrame, Seg)` resolves `query` to pandas'; see
+/// `subclasses_keep_plain_ancestry`). An instance attribute set to a frame's `query` is
+/// judged where it is stored (`report_value`).
 fn is_own_method(e: &mut Engine, object: NodeId, method: &str) -> bool {
-    let Kind::Name(sym) = e.ir.kind(object) else {
+    let Some(class) = crate::analysis::detect::receiver_class(e, object) else {
         return false;
     };
-    let Some(function) = e.ir.enclosing_function(object) else {
+    let Kind::Class { body, .. } = e.ir.kind(class) else {
         return false;
     };
-    let Kind::Function { params, .. } = e.ir.kind(function) else {
-        return false;
-    };
-    let Some(&first) = e.ir.list(params).first() else {
-        return false;
-    };
-    let Kind::Param { target } = e.ir.kind(first) else {
-        return false;
-    };
-    if !matches!(e.ir.kind(target), Kind::Bind(s) if s == sym)
-        || !e.every_bind(sym, object, |_, bind| bind == target)
-    {
-        return false;
-    }
-    let Some(Kind::Class { body, .. }) = e.ir.parent(function).map(|c| e.ir.kind(c)) else {
-        return false;
-    };
-    e.ir.list(body).iter().any(|&item| {
+    let defines_it = e.ir.list(body).iter().any(|&item| {
         matches!(e.ir.kind(item), Kind::Function { name: Some(n), .. }
             if matches!(e.ir.kind(n), Kind::Bind(s) if e.name(s) == method))
-    })
+    });
+    defines_it && crate::analysis::detect::subclasses_keep_plain_ancestry(e, class, 0)
 }
 
 /// `frame.eval` or `frame.query` reached but not called right there (kept, passed, stored,

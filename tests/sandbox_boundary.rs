@@ -332,6 +332,17 @@ on_every_backend! {
 }
 
 on_every_backend! {
+    /// JavaScript: no buffer shows memory the program did not write. `allocUnsafe` is zeroed,
+    /// and a small buffer's `.buffer` is its own bytes, not a pool holding other buffers'
+    /// (the runner's, the program's source).
+    async fn javascript_buffers_show_no_memory_of_others(backend) {
+        let code = "const small = Buffer.from('a');\nconsole.log(small.buffer.byteLength, Buffer.concat([small, Buffer.from('bc')]).buffer.byteLength);\nconsole.log(Buffer.allocUnsafe(4096).every((b) => b === 0), Buffer.allocUnsafeSlow(4096).every((b) => b === 0));\n";
+        let e = backend.run_js(code).await;
+        assert_eq!(e.stdout, "1 3\ntrue true\n", "{e:?}");
+    }
+}
+
+on_every_backend! {
     /// JavaScript: the supervisor's memory is closed and SIGUSR1 (which opens Node's inspector
     /// on port 9229) has no effect on it.
     async fn javascript_cannot_reach_its_supervisor(backend) {

@@ -343,6 +343,9 @@ function sendOutputs(collect, before) {
 // ---------------------------------------------------------------- the child
 
 function runChild() {
+  // Each buffer gets memory of its own: a small one's `.buffer` is otherwise the shared pool,
+  // holding what other buffers of this process (its own code, the runner's) put there.
+  Buffer.poolSize = 0;
   // Warm-up: create the stdout/stderr streams (Node makes them lazily, on a
   // program's first console.log) and load the module loader now.
   void process.stdout;
@@ -486,7 +489,9 @@ function supervise() {
   const os = require('os');
   const oomKillsBefore = oomKills();
 
-  const child = spawn(PROGRAM_NODE, [__filename, CHILD_FLAG], {
+  // --zero-fill-buffers: Buffer.allocUnsafe (and the pool small buffers share) hands out
+  // zeroed memory, never what the process held before.
+  const child = spawn(PROGRAM_NODE, ['--zero-fill-buffers', __filename, CHILD_FLAG], {
     stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
   });
   let childDone = null; // [code, signal] once the program's process has exited

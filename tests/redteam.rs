@@ -1303,3 +1303,44 @@ fn strict_denies_the_twenty_second_pass_classes() {
         "import pandas as pd\ns = pd.Series(['a1', 'b2'])\nprint(s.str.extract(r'(\\d)', expand=False))\n",
     ]);
 }
+
+/// The twenty-third pass: type text evaluated in another module's namespace (`__module__`
+/// set however, `module=` given to a typed form, an enum or a forward reference, or copied
+/// onto a class by `functools`); a library's private instance names read through the
+/// snippet's own subclass or mixin; pandas' `query` reached through the snippet's own
+/// `query` by giving its method another `self` or by a subclass with a library base first.
+#[test]
+fn strict_denies_the_twenty_third_pass_classes() {
+    const POPEN: &str = "import typing\nclass popen:\n    pass\n";
+    let python: Vec<String> = [
+        "class C:\n    __module__ = 'os'\n    a: 'popen'\nprint(typing.get_type_hints(C))\n",
+        "class C:\n    a: 'popen'\nC.__module__ = 'os'\nprint(typing.get_type_hints(C))\n",
+        "class C:\n    a: 'popen'\nsetattr(C, '__module__', 'os')\nprint(typing.get_type_hints(C))\n",
+        "class Base:\n    def __init_subclass__(cls):\n        cls.__module__ = 'os'\nclass C(Base):\n    a: 'popen'\n",
+        "import dataclasses\nC = dataclasses.make_dataclass('C', [('a', 'popen')], module='os')\n",
+        "import enum\nE = enum.Enum('E', 'A B', module='os')\n",
+        "print(typing.ForwardRef('popen', module='os'))\n",
+        "print(typing.ForwardRef('popen', True, 'os'))\n",
+        "import functools, os.path\nclass C:\n    a: 'popen'\nfunctools.update_wrapper(C, os.path.join)\n",
+    ]
+    .iter()
+    .map(|tail| format!("{POPEN}{tail}"))
+    .chain(
+        [
+            "import warnings\nclass CW(warnings.catch_warnings):\n    _module = None\n    def get(self):\n        return self._module\nprint(CW().get())\n",
+            "import warnings\nclass Peek:\n    _module = None\n    def get(self):\n        return self._module\nclass X(warnings.catch_warnings, Peek):\n    pass\nprint(X().get())\n",
+            "import pandas as pd\nclass Seg:\n    def query(self, s):\n        return s\n    def run(self, s):\n        return self.query(s)\nprint(Seg.run(pd.DataFrame({'a': [1]}), 'a > 0'))\n",
+            "import pandas as pd\nclass Q:\n    def query(self, s):\n        return s\n    def run(self, s):\n        return self.query(s)\nclass F(pd.DataFrame, Q):\n    pass\nprint(F({'a': [1]}).run('a > 0'))\n",
+            "import pandas as pd\nclass Q:\n    def query(self, s):\n        return s\n    def run(self, s):\n        return self.query(s)\nF = type('F', (pd.DataFrame, Q), {})\n",
+        ]
+        .iter()
+        .map(|s| s.to_string()),
+    )
+    .collect();
+    let python: Vec<&str> = python.iter().map(String::as_str).collect();
+    assert_strict_denies_each(&python, &[]);
+    assert_strict_allows_each(&[
+        "from typing import NamedTuple, List, Optional\nclass Point(NamedTuple):\n    x: float\n    y: float\nclass Shape:\n    count = 0\n    def __init__(self, name: str) -> None:\n        self._name = name\n        Shape.count += 1\n    @property\n    def name(self) -> str:\n        return self._name\nclass Square(Shape):\n    def __init__(self, side: float) -> None:\n        Shape.__init__(self, 'square')\n        self._side = side\nshapes: List[Shape] = [Square(2)]\nprint(isinstance(shapes[0], Shape), Point(1, 2)._asdict(), Point(1, 2)._replace(x=3), Point._fields)\n",
+        "class Fenwick:\n    def __init__(self, n):\n        self._tree = [0] * (n + 1)\n    def query(self, i, j):\n        return sum(self._tree[i:j])\n    def get(self, i):\n        return self.query(i, i + 1)\nprint(Fenwick(4).get(1))\n",
+    ]);
+}

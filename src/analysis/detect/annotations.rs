@@ -364,13 +364,15 @@ const MODULE_TAKERS: &[&str] = &[
 /// Forward references, which also take the module third by position.
 const FORWARD_REFS: &[&str] = &["typing.ForwardRef", "annotationlib.ForwardRef"];
 
-/// `__module__` set (bound in a class body, stored, `setattr` by name, a namespace's key) or
+/// `__module__` set (bound in a class body, stored, `setattr` by name, a namespace's key), the
+/// module's `__name__` bound (classes made after take it as their `__module__`), or
 /// `module=` given to a typed form or a forward reference: typing evaluates a class's type
 /// text in `sys.modules[cls.__module__]`, so a name read as the snippet's own (`"popen"`, for
 /// a class it defined) is looked up in another module (`os.popen`).
 pub fn report_module_redirect(e: &mut Engine, id: NodeId) {
     let redirected = match e.ir.kind(id) {
-        Kind::Bind(sym) => e.name(sym) == MODULE_ATTRIBUTE,
+        // A class takes its `__module__` from the module's `__name__` when it is made.
+        Kind::Bind(sym) => matches!(e.name(sym), MODULE_ATTRIBUTE | "__name__"),
         Kind::Attr { name, .. } => e.name(name) == MODULE_ATTRIBUTE && is_store_target(e, id),
         Kind::Str { .. } => {
             e.ir.str_value(id) == Some(MODULE_ATTRIBUTE) && names_what_is_written(e, id)

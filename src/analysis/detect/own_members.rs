@@ -38,9 +38,13 @@ pub fn is_own_member(e: &mut Engine, object: NodeId, name: &str) -> bool {
             }
         }
     };
-    own_ancestry(e, class, 0)
-        && subclasses_keep_plain_ancestry(e, class, 0)
-        && defines(e, class, name, 0)
+    keeps_its_own_members(e, class) && defines(e, class, name, 0)
+}
+
+/// Whether what the class's objects hold and do is the snippet's own: its ancestry is plain
+/// (see `own_ancestry`) and so is every subclass's (see `subclasses_keep_plain_ancestry`).
+pub fn keeps_its_own_members(e: &mut Engine, class: NodeId) -> bool {
+    own_ancestry(e, class, 0) && subclasses_keep_plain_ancestry(e, class, 0)
 }
 
 /// Whether every use of the class is a call making an instance, an attribute read, or a
@@ -49,7 +53,7 @@ pub fn is_own_member(e: &mut Engine, object: NodeId, name: &str) -> bool {
 /// that library's private names and methods (`class F(pd.DataFrame, Q)` resolves `query` to
 /// pandas'), and a class handed anywhere else (`type("F", (pd.DataFrame, Q), {})`) may become
 /// the base of any class.
-pub fn subclasses_keep_plain_ancestry(e: &mut Engine, class: NodeId, depth: usize) -> bool {
+fn subclasses_keep_plain_ancestry(e: &mut Engine, class: NodeId, depth: usize) -> bool {
     if depth > MAX_BASES {
         return false;
     }
@@ -107,6 +111,9 @@ const PLAIN_BASE_ROOTS: &[&str] = &[
     "sklearn.base.",
 ];
 
+/// Plain bases whose subclasses make classes rather than instances.
+const METACLASSES: &[&str] = &["type", "abc.ABCMeta"];
+
 /// Whether every base of the class, and of its own bases, is one of the snippet's classes, a
 /// builtin or a typing construct: a library base's `__init__` may set the very private names
 /// the class binds (`warnings.catch_warnings` sets `_module`), and the instance's win.
@@ -135,10 +142,11 @@ fn own_ancestry(e: &mut Engine, class: NodeId, depth: usize) -> bool {
                     own_ancestry(e, node, depth + 1)
                 }
                 Value::Name(p) | Value::Module(p) if !m.held => {
-                    e.paths.module_len(p) == 0 || {
-                        let text = e.paths.text(p);
-                        PLAIN_BASE_ROOTS.iter().any(|r| text.starts_with(r))
-                    }
+                    let text = e.paths.text(p);
+                    // a metaclass's instances are classes, with whatever bases it is given
+                    !METACLASSES.contains(&text)
+                        && (e.paths.module_len(p) == 0
+                            || PLAIN_BASE_ROOTS.iter().any(|r| text.starts_with(r)))
                 }
                 _ => false,
             });
@@ -152,8 +160,27 @@ fn own_ancestry(e: &mut Engine, class: NodeId, depth: usize) -> bool {
 /// The class whose method has `name` (a `Name` node) as its first parameter, and nothing else
 /// bound to it (`self` or `cls`), when that parameter can only be the class's own object.
 pub fn receiver_class(e: &mut Engine, name: NodeId) -> Option<NodeId> {
+    receiver_class_among(e, name, &mut Vec::new())
+}
+
+/// `receiver_class`, with the classes whose receivers are being asked about already: a
+/// method passing its receiver to a method of a class on that list (`Base.__init__(self)`)
+/// is judged as that class is, not asked about again.
+fn receiver_class_among(e: &mut Engine, name: NodeId, asking: &mut Vec<NodeId>) -> Option<NodeId> {
     let (class, method) = first_parameter_of(e, name)?;
-    (keeps_its_receiver(e, method) && !methods_taken_unbound(e, class)).then_some(class)
+    if !keeps_its_receiver(e, method) {
+        return None;
+    }
+    if asking.contains(&class) {
+        return Some(class);
+    }
+    if asking.len() > MAX_BASES {
+        return None;
+    }
+    asking.push(class);
+    let trusted = !methods_taken_unbound(e, class, asking) && !library_code_runs_on(e, class);
+    asking.pop();
+    trusted.then_some(class)
 }
 
 /// The class and method whose first parameter `name` is, when nothing else binds it.
@@ -219,7 +246,7 @@ fn keeps_its_receiver(e: &mut Engine, function: NodeId) -> bool {
 /// plain data) is reached on one of the snippet's classes by name other than in a call whose
 /// first argument is itself a method's receiver (`Base.__init__(self)` is fine): such a
 /// method may be given any object as `self`.
-fn methods_taken_unbound(e: &mut Engine, class: NodeId) -> bool {
+fn methods_taken_unbound(e: &mut Engine, class: NodeId, asking: &mut Vec<NodeId>) -> bool {
     let Some(body_scope) = e.scopes.own(class) else {
         return true;
     };
@@ -237,7 +264,7 @@ fn methods_taken_unbound(e: &mut Engine, class: NodeId) -> bool {
             matches!(e.ir.kind(call), Kind::Call { callee, .. } if callee == id)
                 && e.positional_args(call).first().is_some_and(|&first| {
                     let first = e.ir.unparen(first);
-                    first != id && first_parameter_of(e, first).is_some()
+                    first != id && receiver_class_among(e, first, asking).is_some()
                 })
         });
         if !called_with_a_receiver {
@@ -245,6 +272,73 @@ fn methods_taken_unbound(e: &mut Engine, class: NodeId) -> bool {
         }
     }
     false
+}
+
+/// Whether a library class's method is run on an object of the class (`catch_warnings.__init__
+/// (self)`, `partial(catch_warnings.__init__, self)`, or on an instance made of it): the
+/// library's code then sets its own private names on the snippet's object.
+fn library_code_runs_on(e: &mut Engine, class: NodeId) -> bool {
+    for call in 0..e.ir.nodes.len() as NodeId {
+        let Kind::Call { callee, .. } = e.ir.kind(call) else {
+            continue;
+        };
+        let args = e.positional_args(call);
+        let library_method = std::iter::once(callee)
+            .chain(args.iter().copied())
+            .any(|part| is_a_library_class_attribute(e, part));
+        if library_method && args.iter().any(|&arg| is_of_class(e, arg, class)) {
+            return true;
+        }
+    }
+    false
+}
+
+/// `warnings.catch_warnings.__init__`: an attribute of a library's class (or of any member
+/// of a module: a class's name need not have a capital).
+fn is_a_library_class_attribute(e: &mut Engine, id: NodeId) -> bool {
+    let Kind::Attr { object, .. } = e.ir.kind(e.ir.unparen(id)) else {
+        return false;
+    };
+    e.resolve(object, 0).iter().any(|m| match m.value {
+        Value::Name(p) if !m.held && e.paths.module_len(p) > 0 => {
+            let text = e.paths.text(p);
+            !PLAIN_BASE_ROOTS.iter().any(|r| text.starts_with(r))
+        }
+        _ => false,
+    })
+}
+
+/// Whether an argument may be an object of the class: its receiver, the class, an instance
+/// made right there or a name bound to one.
+fn is_of_class(e: &mut Engine, arg: NodeId, class: NodeId) -> bool {
+    let arg = e.ir.unparen(arg);
+    if first_parameter_of(e, arg).is_some_and(|(c, _)| c == class) {
+        return true;
+    }
+    let made_of = |e: &mut Engine, value: NodeId| {
+        let value = e.ir.unparen(value);
+        let target = match e.ir.kind(value) {
+            Kind::Call { callee, .. } => callee,
+            _ => value,
+        };
+        e.resolve(target, 0)
+            .iter()
+            .any(|m| matches!(m.value, Value::Local(c) if c == class))
+    };
+    if made_of(e, arg) {
+        return true;
+    }
+    match e.ir.kind(arg) {
+        Kind::Name(sym) => {
+            let mut any = false;
+            e.every_assigned_value(sym, arg, |e, value| {
+                any |= made_of(e, value);
+                true
+            });
+            any
+        }
+        _ => false,
+    }
 }
 
 /// Functions that take an attribute by the name given as text.

@@ -27,6 +27,7 @@ pub fn report(e: &mut Engine, call: NodeId) {
         }
         report_arguments(e, call, &name, &function, &args);
         report_descriptor_option(e, call, &name, &args);
+        report_opener(e, call, &name);
     }
     if known_function {
         return;
@@ -40,6 +41,9 @@ pub fn report(e: &mut Engine, call: NodeId) {
         return; // a module's or builtin's function, judged by name
     }
     let method = e.name(name).to_owned();
+    if method == "open" {
+        report_opener(e, call, ".open");
+    }
     let dialect = e.dialect;
     if dialect.path_method(&method).is_some() && !may_be_path_method(e, call, object, &method) {
         return;
@@ -512,6 +516,14 @@ fn readings(path: &str) -> Vec<String> {
 
 /// A path function given arguments the analyzer cannot line up (`open(*parts)`): whatever
 /// it opens is a path no one can prove.
+/// Python's `open(path, opener=f)` opens whatever descriptor `f` returns (`lambda p, fl: 4`
+/// is the runner's status pipe), whatever the path says.
+fn report_opener(e: &mut Engine, call: NodeId, name: &str) {
+    if e.keyword_arg(call, "opener").is_some() {
+        report_unknown_path(e, call, format!("{name} with an `opener`"));
+    }
+}
+
 /// Node's file streams open `{ fd }` from their options instead of the path: a descriptor the
 /// snippet never opened (an inherited one) is read or written whatever the path says. Options
 /// the analyzer cannot read whole (a variable, a spread, a computed key) may hold one.

@@ -67,10 +67,10 @@ pub fn report(e: &mut Engine, call: NodeId) {
 
 /// `self.query(i, j)` in a method of a class that defines `query` itself: the snippet's own
 /// method, whose code the analyzer reads. `self` must be that class's own object (see
-/// `receiver_class`: never given another object), and no subclass may put a library first
-/// (`class F(pd.DataFrame, Seg)` resolves `query` to pandas'; see
-/// `subclasses_keep_plain_ancestry`). An instance attribute set to a frame's `query` is
-/// judged where it is stored (`report_value`).
+/// `receiver_class`: never given another object), and neither the class nor a subclass may
+/// have a library base (`class F(pd.DataFrame, Seg)` resolves `query` to pandas'; a metaclass
+/// makes classes of any bases; see `keeps_its_own_members`). An instance attribute set to a
+/// frame's `query` is judged where it is stored (`report_value`).
 fn is_own_method(e: &mut Engine, object: NodeId, method: &str) -> bool {
     let Some(class) = crate::analysis::detect::receiver_class(e, object) else {
         return false;
@@ -82,7 +82,7 @@ fn is_own_method(e: &mut Engine, object: NodeId, method: &str) -> bool {
         matches!(e.ir.kind(item), Kind::Function { name: Some(n), .. }
             if matches!(e.ir.kind(n), Kind::Bind(s) if e.name(s) == method))
     });
-    defines_it && crate::analysis::detect::subclasses_keep_plain_ancestry(e, class, 0)
+    defines_it && crate::analysis::detect::keeps_its_own_members(e, class)
 }
 
 /// `frame.eval` or `frame.query` reached but not called right there (kept, passed, stored,

@@ -1344,3 +1344,40 @@ fn strict_denies_the_twenty_third_pass_classes() {
         "class Fenwick:\n    def __init__(self, n):\n        self._tree = [0] * (n + 1)\n    def query(self, i, j):\n        return sum(self._tree[i:j])\n    def get(self, i):\n        return self.query(i, i + 1)\nprint(Fenwick(4).get(1))\n",
     ]);
 }
+
+/// The twenty-fourth pass: a receiver relayed through another class's method that may be
+/// given anything (a `staticmethod`, taken unbound, a property's `fget`); a library class's
+/// method run on the snippet's own object; the module's `__name__` bound, which classes
+/// made after take as their module for type text; `open`'s `opener`, which opens any
+/// descriptor; a metaclass's own `query`, whose classes may derive from `pd.DataFrame`.
+#[test]
+fn strict_denies_the_twenty_fourth_pass_classes() {
+    const PEEK: &str = "import warnings\nclass Peek:\n    _module = None\n    def get(self):\n        return self._module\n";
+    let python: Vec<String> = [
+        "class Relay:\n    @staticmethod\n    def go(self):\n        return Peek.get(self)\nprint(Relay.go(warnings.catch_warnings()))\n",
+        "class Relay:\n    def go(self):\n        return Peek.get(self)\nprint(Relay.go(warnings.catch_warnings()))\n",
+        "class Relay:\n    @property\n    def go(self):\n        return Peek.get(self)\nprint(Relay.go.fget(warnings.catch_warnings()))\n",
+        "class Grab(Peek):\n    def grab(self):\n        warnings.catch_warnings.__init__(self)\n        return self._module\nprint(Grab().grab())\n",
+        "p = Peek()\nwarnings.catch_warnings.__init__(p)\nprint(p.get())\n",
+    ]
+    .iter()
+    .map(|tail| format!("{PEEK}{tail}"))
+    .chain(
+        [
+            "import typing\nclass popen:\n    pass\n__name__ = 'os'\nclass C:\n    a: 'popen'\nprint(typing.get_type_hints(C))\n",
+            "import typing\nclass popen:\n    pass\nfor __name__ in ['os']:\n    pass\nclass C:\n    a: 'popen'\n",
+            "import typing\nclass popen:\n    pass\ndef rename():\n    global __name__\n    __name__ = 'os'\nrename()\n",
+            "f = open('data.txt', 'w', opener=lambda path, flags: 4)\nf.write('0')\n",
+            "import pathlib\nf = pathlib.Path('data.txt').open('w', opener=lambda p, fl: 1)\n",
+            "import pandas as pd\nclass Meta(type):\n    def query(cls, frame, s):\n        return s\n    def run(cls, frame, s):\n        return cls.query(frame, s)\nF = Meta('F', (pd.DataFrame,), {})\nprint(F.run(pd.DataFrame({'a': [1]}), 'a > 0'))\n",
+        ]
+        .iter()
+        .map(|s| s.to_string()),
+    )
+    .collect();
+    let python: Vec<&str> = python.iter().map(String::as_str).collect();
+    assert_strict_denies_each(&python, &[]);
+    assert_strict_allows_each(&[
+        "class Base:\n    def __init__(self, n):\n        self._n = n\nclass Mid(Base):\n    def __init__(self, n):\n        Base.__init__(self, n)\nclass Leaf(Mid):\n    def __init__(self, n):\n        Mid.__init__(self, n)\n        self._leaf = True\n    def both(self):\n        return self._n, self._leaf\nprint(Leaf(2).both(), __name__)\nwith open('out.txt', 'w') as f:\n    f.write('x')\n",
+    ]);
+}

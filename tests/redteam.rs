@@ -38,11 +38,12 @@ fn assert_strict_denies(language: Language, code: &str) {
 }
 
 /// Each snippet, judged on its own, is denied by strict; the failure lists every one allowed.
-fn assert_strict_denies_each(python: &[&str], javascript: &[&str]) {
+fn assert_strict_denies_each<S: AsRef<str>>(python: &[S], javascript: &[&str]) {
     let policy = load("strict").unwrap();
+    let python: Vec<&str> = python.iter().map(AsRef::as_ref).collect();
     let mut allowed = Vec::new();
     for (language, snippets) in [
-        (Language::Python, python),
+        (Language::Python, python.as_slice()),
         (Language::JavaScript, javascript),
     ] {
         for code in snippets {
@@ -52,6 +53,14 @@ fn assert_strict_denies_each(python: &[&str], javascript: &[&str]) {
         }
     }
     assert!(allowed.is_empty(), "strict allows:\n{}", allowed.join("\n"));
+}
+
+/// Each form of a class after the set-up they share.
+fn after(opening: &str, tails: &[&str]) -> Vec<String> {
+    tails
+        .iter()
+        .map(|tail| format!("{opening}{tail}"))
+        .collect()
 }
 
 /// Each Python snippet, ordinary code, is not denied by strict; the failure lists every one
@@ -1211,7 +1220,6 @@ fn strict_denies_the_twentieth_pass_classes() {
         .map(|tail| format!("{INIT}{tail}")),
     )
     .collect();
-    let python: Vec<&str> = python.iter().map(String::as_str).collect();
     assert_strict_denies_each(&python, &[]);
     assert_strict_allows_each(&[
         "import numpy as np\nfrom scipy.spatial import cKDTree\npoints = np.random.default_rng(0).random((10, 2))\nprint(cKDTree(points).query(points[:2], k=2))\n",
@@ -1229,25 +1237,24 @@ fn strict_denies_the_twentieth_pass_classes() {
 #[test]
 fn strict_denies_the_twenty_first_pass_classes() {
     const DATA: &str = "import json, typing, dataclasses\nfrom typing import List, Optional, Tuple\nd = json.loads('{\"k\": \"print(1)\"}')\nt = d['k']\n";
-    let python: Vec<String> = [
-        "fields = [('a', t)]\nN = typing.NamedTuple('N', fields)\n",
-        "T = typing.TypedDict('T', {k: v for k, v in d.items()})\n",
-        "C = dataclasses.make_dataclass('C', [(k, v) for k, v in d.items()])\n",
-        "N = typing.NamedTuple('N', [('a', int), *[('b', t)]])\n",
-        "N = typing.NamedTuple('N', **d)\n",
-        "def f(x: List[d['k']]): pass\n",
-        "def f(x: Optional[t.strip()]): pass\n",
-        "def f(x: List[(t)]): pass\n",
-        "def f(x: List[[t][0]]): pass\n",
-        "def f(x: Tuple[int, t or 'int']): pass\n",
-        "def f(x: typing.Callable[[t.lower()], int]): pass\n",
-        "Alias = List[(u := t)]\n",
-        "N = typing.NamedTuple('N', [('a', List[t.upper()])])\n",
-    ]
-    .iter()
-    .map(|tail| format!("{DATA}{tail}"))
-    .collect();
-    let python: Vec<&str> = python.iter().map(String::as_str).collect();
+    let python = after(
+        DATA,
+        &[
+            "fields = [('a', t)]\nN = typing.NamedTuple('N', fields)\n",
+            "T = typing.TypedDict('T', {k: v for k, v in d.items()})\n",
+            "C = dataclasses.make_dataclass('C', [(k, v) for k, v in d.items()])\n",
+            "N = typing.NamedTuple('N', [('a', int), *[('b', t)]])\n",
+            "N = typing.NamedTuple('N', **d)\n",
+            "def f(x: List[d['k']]): pass\n",
+            "def f(x: Optional[t.strip()]): pass\n",
+            "def f(x: List[(t)]): pass\n",
+            "def f(x: List[[t][0]]): pass\n",
+            "def f(x: Tuple[int, t or 'int']): pass\n",
+            "def f(x: typing.Callable[[t.lower()], int]): pass\n",
+            "Alias = List[(u := t)]\n",
+            "N = typing.NamedTuple('N', [('a', List[t.upper()])])\n",
+        ],
+    );
     assert_strict_denies_each(&python, &[]);
     assert_strict_allows_each(&[
         "from typing import List, Optional, Dict, Tuple, Callable, Annotated, Literal, Any, TypeVar, Generic\nimport numpy as np, numpy.typing as npt\nT = TypeVar('T')\nVector = list[float]\nclass Stack(Generic[T]):\n    pass\ndef f(a: List[int], b: Dict[str, Tuple[int, ...]], c: Callable[[int], str], d: Annotated[int, len('meta')], e: Literal['x', 'y'], g: np.ndarray, h: npt.NDArray[np.float64], i: 'np.ndarray | None', j: int | None = None, k: Vector = None, l: Stack[int] = None) -> Optional['Stack[T]']:\n    pass\n",
@@ -1287,7 +1294,6 @@ fn strict_denies_the_twenty_second_pass_classes() {
         "import matplotlib.pylab as pl\nregistry = pl.backend_registry\n".into(),
     ]
     .to_vec();
-    let python: Vec<&str> = python.iter().map(String::as_str).collect();
     assert_strict_denies_each(
         &python,
         &[
@@ -1312,20 +1318,21 @@ fn strict_denies_the_twenty_second_pass_classes() {
 #[test]
 fn strict_denies_the_twenty_third_pass_classes() {
     const POPEN: &str = "import typing\nclass popen:\n    pass\n";
-    let python: Vec<String> = [
-        "class C:\n    __module__ = 'os'\n    a: 'popen'\nprint(typing.get_type_hints(C))\n",
-        "class C:\n    a: 'popen'\nC.__module__ = 'os'\nprint(typing.get_type_hints(C))\n",
-        "class C:\n    a: 'popen'\nsetattr(C, '__module__', 'os')\nprint(typing.get_type_hints(C))\n",
-        "class Base:\n    def __init_subclass__(cls):\n        cls.__module__ = 'os'\nclass C(Base):\n    a: 'popen'\n",
-        "import dataclasses\nC = dataclasses.make_dataclass('C', [('a', 'popen')], module='os')\n",
-        "import enum\nE = enum.Enum('E', 'A B', module='os')\n",
-        "print(typing.ForwardRef('popen', module='os'))\n",
-        "print(typing.ForwardRef('popen', True, 'os'))\n",
-        "import functools, os.path\nclass C:\n    a: 'popen'\nfunctools.update_wrapper(C, os.path.join)\n",
-    ]
-    .iter()
-    .map(|tail| format!("{POPEN}{tail}"))
-    .chain(
+    let mut python = after(
+        POPEN,
+        &[
+            "class C:\n    __module__ = 'os'\n    a: 'popen'\nprint(typing.get_type_hints(C))\n",
+            "class C:\n    a: 'popen'\nC.__module__ = 'os'\nprint(typing.get_type_hints(C))\n",
+            "class C:\n    a: 'popen'\nsetattr(C, '__module__', 'os')\nprint(typing.get_type_hints(C))\n",
+            "class Base:\n    def __init_subclass__(cls):\n        cls.__module__ = 'os'\nclass C(Base):\n    a: 'popen'\n",
+            "import dataclasses\nC = dataclasses.make_dataclass('C', [('a', 'popen')], module='os')\n",
+            "import enum\nE = enum.Enum('E', 'A B', module='os')\n",
+            "print(typing.ForwardRef('popen', module='os'))\n",
+            "print(typing.ForwardRef('popen', True, 'os'))\n",
+            "import functools, os.path\nclass C:\n    a: 'popen'\nfunctools.update_wrapper(C, os.path.join)\n",
+        ],
+    );
+    python.extend(
         [
             "import warnings\nclass CW(warnings.catch_warnings):\n    _module = None\n    def get(self):\n        return self._module\nprint(CW().get())\n",
             "import warnings\nclass Peek:\n    _module = None\n    def get(self):\n        return self._module\nclass X(warnings.catch_warnings, Peek):\n    pass\nprint(X().get())\n",
@@ -1333,11 +1340,8 @@ fn strict_denies_the_twenty_third_pass_classes() {
             "import pandas as pd\nclass Q:\n    def query(self, s):\n        return s\n    def run(self, s):\n        return self.query(s)\nclass F(pd.DataFrame, Q):\n    pass\nprint(F({'a': [1]}).run('a > 0'))\n",
             "import pandas as pd\nclass Q:\n    def query(self, s):\n        return s\n    def run(self, s):\n        return self.query(s)\nF = type('F', (pd.DataFrame, Q), {})\n",
         ]
-        .iter()
-        .map(|s| s.to_string()),
-    )
-    .collect();
-    let python: Vec<&str> = python.iter().map(String::as_str).collect();
+        .map(String::from),
+    );
     assert_strict_denies_each(&python, &[]);
     assert_strict_allows_each(&[
         "from typing import NamedTuple, List, Optional\nclass Point(NamedTuple):\n    x: float\n    y: float\nclass Shape:\n    count = 0\n    def __init__(self, name: str) -> None:\n        self._name = name\n        Shape.count += 1\n    @property\n    def name(self) -> str:\n        return self._name\nclass Square(Shape):\n    def __init__(self, side: float) -> None:\n        Shape.__init__(self, 'square')\n        self._side = side\nshapes: List[Shape] = [Square(2)]\nprint(isinstance(shapes[0], Shape), Point(1, 2)._asdict(), Point(1, 2)._replace(x=3), Point._fields)\n",
@@ -1353,16 +1357,17 @@ fn strict_denies_the_twenty_third_pass_classes() {
 #[test]
 fn strict_denies_the_twenty_fourth_pass_classes() {
     const PEEK: &str = "import warnings\nclass Peek:\n    _module = None\n    def get(self):\n        return self._module\n";
-    let python: Vec<String> = [
-        "class Relay:\n    @staticmethod\n    def go(self):\n        return Peek.get(self)\nprint(Relay.go(warnings.catch_warnings()))\n",
-        "class Relay:\n    def go(self):\n        return Peek.get(self)\nprint(Relay.go(warnings.catch_warnings()))\n",
-        "class Relay:\n    @property\n    def go(self):\n        return Peek.get(self)\nprint(Relay.go.fget(warnings.catch_warnings()))\n",
-        "class Grab(Peek):\n    def grab(self):\n        warnings.catch_warnings.__init__(self)\n        return self._module\nprint(Grab().grab())\n",
-        "p = Peek()\nwarnings.catch_warnings.__init__(p)\nprint(p.get())\n",
-    ]
-    .iter()
-    .map(|tail| format!("{PEEK}{tail}"))
-    .chain(
+    let mut python = after(
+        PEEK,
+        &[
+            "class Relay:\n    @staticmethod\n    def go(self):\n        return Peek.get(self)\nprint(Relay.go(warnings.catch_warnings()))\n",
+            "class Relay:\n    def go(self):\n        return Peek.get(self)\nprint(Relay.go(warnings.catch_warnings()))\n",
+            "class Relay:\n    @property\n    def go(self):\n        return Peek.get(self)\nprint(Relay.go.fget(warnings.catch_warnings()))\n",
+            "class Grab(Peek):\n    def grab(self):\n        warnings.catch_warnings.__init__(self)\n        return self._module\nprint(Grab().grab())\n",
+            "p = Peek()\nwarnings.catch_warnings.__init__(p)\nprint(p.get())\n",
+        ],
+    );
+    python.extend(
         [
             "import typing\nclass popen:\n    pass\n__name__ = 'os'\nclass C:\n    a: 'popen'\nprint(typing.get_type_hints(C))\n",
             "import typing\nclass popen:\n    pass\nfor __name__ in ['os']:\n    pass\nclass C:\n    a: 'popen'\n",
@@ -1371,11 +1376,8 @@ fn strict_denies_the_twenty_fourth_pass_classes() {
             "import pathlib\nf = pathlib.Path('data.txt').open('w', opener=lambda p, fl: 1)\n",
             "import pandas as pd\nclass Meta(type):\n    def query(cls, frame, s):\n        return s\n    def run(cls, frame, s):\n        return cls.query(frame, s)\nF = Meta('F', (pd.DataFrame,), {})\nprint(F.run(pd.DataFrame({'a': [1]}), 'a > 0'))\n",
         ]
-        .iter()
-        .map(|s| s.to_string()),
-    )
-    .collect();
-    let python: Vec<&str> = python.iter().map(String::as_str).collect();
+        .map(String::from),
+    );
     assert_strict_denies_each(&python, &[]);
     assert_strict_allows_each(&[
         "class Base:\n    def __init__(self, n):\n        self._n = n\nclass Mid(Base):\n    def __init__(self, n):\n        Base.__init__(self, n)\nclass Leaf(Mid):\n    def __init__(self, n):\n        Mid.__init__(self, n)\n        self._leaf = True\n    def both(self):\n        return self._n, self._leaf\nprint(Leaf(2).both(), __name__)\nwith open('out.txt', 'w') as f:\n    f.write('x')\n",

@@ -1353,7 +1353,9 @@ fn strict_denies_the_twenty_third_pass_classes() {
 /// given anything (a `staticmethod`, taken unbound, a property's `fget`); a library class's
 /// method run on the snippet's own object; the module's `__name__` bound, which classes
 /// made after take as their module for type text; `open`'s `opener`, which opens any
-/// descriptor; a metaclass's own `query`, whose classes may derive from `pd.DataFrame`.
+/// descriptor; a metaclass's own `query`, whose classes may derive from `pd.DataFrame`; a
+/// path class's `__init__` run on a plain class's object; Node's `util.debug`, which is
+/// `util.debuglog`.
 #[test]
 fn strict_denies_the_twenty_fourth_pass_classes() {
     const PEEK: &str = "import warnings\nclass Peek:\n    _module = None\n    def get(self):\n        return self._module\n";
@@ -1375,10 +1377,11 @@ fn strict_denies_the_twenty_fourth_pass_classes() {
             "f = open('data.txt', 'w', opener=lambda path, flags: 4)\nf.write('0')\n",
             "import pathlib\nf = pathlib.Path('data.txt').open('w', opener=lambda p, fl: 1)\n",
             "import pandas as pd\nclass Meta(type):\n    def query(cls, frame, s):\n        return s\n    def run(cls, frame, s):\n        return cls.query(frame, s)\nF = Meta('F', (pd.DataFrame,), {})\nprint(F.run(pd.DataFrame({'a': [1]}), 'a > 0'))\n",
+            "import gzip\np = ''.join(chr(c + 1) for c in [46, 100, 115, 98])\nclass Box:\n    def load(self, where):\n        gzip.GzipFile.__init__(self, where, 'rb')\n        return self.fileobj.read()\nprint(Box().load(p))\n",
         ]
         .map(String::from),
     );
-    assert_strict_denies_each(&python, &[]);
+    assert_strict_denies_each(&python, &["require('util').debug('section');\n"]);
     assert_strict_allows_each(&[
         "class Base:\n    def __init__(self, n):\n        self._n = n\nclass Mid(Base):\n    def __init__(self, n):\n        Base.__init__(self, n)\nclass Leaf(Mid):\n    def __init__(self, n):\n        Mid.__init__(self, n)\n        self._leaf = True\n    def both(self):\n        return self._n, self._leaf\nprint(Leaf(2).both(), __name__)\nwith open('out.txt', 'w') as f:\n    f.write('x')\n",
     ]);

@@ -16,7 +16,9 @@ pub fn report(e: &mut Engine, call: NodeId) {
     };
     let (callees, args) = e.effective_call(call, 0);
     let mut known_function = false;
-    for (name, args) in called_names(e, &callees, &args) {
+    let mut called = called_names(e, &callees, &args);
+    called.extend(bases_initialized(e, call, &args));
+    for (name, args) in called {
         let Some(function) = e.dialect.path_function(&name) else {
             continue;
         };
@@ -354,6 +356,45 @@ fn is_never_a_path(e: &mut Engine, id: NodeId) -> bool {
 /// in advance (`fs.readFileSync.bind(null, p)`, `functools.partial(open, p)`) hands the path
 /// over at the binding, so the binding is judged as the call: the later call may pass
 /// nothing the analyzer could check.
+/// `super().__init__(p)` in a class deriving from a path class (`gzip.GzipFile`): each base
+/// of the enclosing class, called with those arguments.
+fn bases_initialized(e: &mut Engine, call: NodeId, args: &[NodeId]) -> Vec<(String, Vec<NodeId>)> {
+    let Kind::Call { callee, .. } = e.ir.kind(call) else {
+        return Vec::new();
+    };
+    let Kind::Attr { object, name } = e.ir.kind(callee) else {
+        return Vec::new();
+    };
+    let on_super = matches!(e.ir.kind(e.ir.unparen(object)), Kind::Call { callee: inner, .. }
+        if e.names_of(inner).iter().any(|n| n == "super"));
+    if e.name(name) != "__init__" || !on_super {
+        return Vec::new();
+    }
+    let Some(class) = e.ir.enclosing_function(call).and_then(|f| e.ir.parent(f)) else {
+        return Vec::new();
+    };
+    let Kind::Class { heads, .. } = e.ir.kind(class) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for head in e.ir.list(heads).to_vec() {
+        let Kind::Arg {
+            name: None, value, ..
+        } = e.ir.kind(head)
+        else {
+            continue;
+        };
+        for m in e.resolve(value, 0).to_vec() {
+            if let Value::Name(p) = m.value
+                && !m.held
+            {
+                out.push((e.paths.text(p).to_owned(), args.to_vec()));
+            }
+        }
+    }
+    out
+}
+
 fn called_names(
     e: &mut Engine,
     callees: &[Meaning],
@@ -383,6 +424,10 @@ fn called_names(
                     out.push((e.paths.text(t).to_owned(), bound_args.clone()));
                 }
             }
+        }
+        // `gzip.GzipFile.__init__(self, p)` opens `p` as `gzip.GzipFile(p)` does.
+        if let Some(class) = name.strip_suffix(".__init__") {
+            out.push((class.to_owned(), bound_args.clone()));
         }
         out.push((name, args.to_vec()));
     }

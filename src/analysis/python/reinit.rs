@@ -77,10 +77,39 @@ fn is_own_initialization(e: &mut Engine, attr: NodeId, object: NodeId) -> bool {
                     !m.held
                         && matches!(m.value, Value::Local(c) if matches!(e.ir.kind(c), Kind::Class { .. }))
                 });
-            own_class || initializes_own_instance(e, attr)
+            own_class || (initializes_own_instance(e, attr) && is_a_base_here(e, attr, object))
         }
         _ => false,
     }
+}
+
+/// Whether `X` in `X.__init__(self, ...)` is a base of the class the call is made in
+/// (`Exception.__init__(self, msg)` in `class E(Exception)`): a library class that is not
+/// (`gzip.GzipFile.__init__(self, p)` in a plain class) would make the snippet's object that
+/// class's, opened on a path no path function shows.
+fn is_a_base_here(e: &mut Engine, attr: NodeId, object: NodeId) -> bool {
+    let Some(Kind::Class { heads, .. }) =
+        e.ir.enclosing_function(attr)
+            .and_then(|f| e.ir.parent(f))
+            .map(|c| e.ir.kind(c))
+    else {
+        return false;
+    };
+    let called: Vec<Value> = e.resolve(object, 0).iter().map(|m| m.value).collect();
+    !called.is_empty()
+        && e.ir
+            .list(heads)
+            .to_vec()
+            .into_iter()
+            .any(|head| match e.ir.kind(head) {
+                Kind::Arg {
+                    name: None, value, ..
+                } => e
+                    .resolve(value, 0)
+                    .iter()
+                    .any(|m| called.contains(&m.value)),
+                _ => false,
+            })
 }
 
 /// `X.__init__(self, ...)` called in a method, with `self` the method's first parameter.

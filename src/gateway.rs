@@ -219,9 +219,11 @@ impl Gateway {
     /// binds: a call that rebinds what one of them reads (`text = ...` for
     /// `def run(): frame.query(text)`, judged with the text it first had), or that uses one
     /// of them as no earlier call did (`Peek.get(library_object)` gives a method of an
-    /// earlier class any `self`), changes what it does when called. Returns each denial this
-    /// makes within the definitions, and none they had anyway (judged alone, without the
-    /// module-level code around them); the call's own code was judged already.
+    /// earlier class any `self`), changes what it does when called; the call's own code, read
+    /// with the definitions as code rather than carried names, may do more than it showed
+    /// alone (a class it defines, taken unbound by an earlier definition). Returns each denial
+    /// this makes, but none the definitions had anyway (judged alone, without the module-level
+    /// code around them); the call itself had none, or it would not be asked.
     async fn rejudge_definitions(
         &self,
         language: Language,
@@ -255,7 +257,6 @@ impl Gateway {
             .into_iter()
             .filter(|f| {
                 denied(f)
-                    && (!whole || f.line <= definition_lines)
                     && !(whole
                         && was.findings.iter().any(|w| {
                             denied(w)
@@ -263,17 +264,25 @@ impl Gateway {
                                 && (w.line, w.column) == (f.line, f.column)
                         }))
             })
-            .map(|f| Finding {
-                detail: format!(
-                    "this call changes what a function or class of an earlier call does (it \
-                     rebinds a name one reads, or uses one as no earlier call did); judged \
-                     again (line {} of the session's definitions): {}",
-                    f.line, f.detail
-                ),
-                line: 1,
-                column: 1,
-                span: None,
-                ..f
+            .map(|f| {
+                // The call's code follows the definitions and an empty line.
+                let place = if f.line > definition_lines + 1 {
+                    format!("line {} of this call", f.line - definition_lines - 1)
+                } else {
+                    format!("line {} of the session's definitions", f.line)
+                };
+                Finding {
+                    detail: format!(
+                        "this call changes what a function or class of an earlier call does (it \
+                         rebinds a name one reads, or uses one as no earlier call did); judged \
+                         again beside it ({place}): {}",
+                        f.detail
+                    ),
+                    line: 1,
+                    column: 1,
+                    span: None,
+                    ..f
+                }
             })
             .collect())
     }
@@ -519,6 +528,12 @@ mod tests {
                 "{later}"
             );
         }
+        // The class the earlier definition relays to is this call's own.
+        let relay =
+            "class Relay:\n    @staticmethod\n    def go(obj):\n        return Peek.get(obj)\n";
+        let later = "import warnings\nclass Peek:\n    _module = None\n    def get(self):\n        \
+                     return self._module\nprint(Relay.go(warnings.catch_warnings()))\n";
+        assert_eq!(last_verdict(&g, py, &[relay, later]).await, Verdict::Deny);
     }
 
     fn class(code: &str) -> Preload {

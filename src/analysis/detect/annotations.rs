@@ -4,6 +4,9 @@
 //! `ForwardRef` as an expression, with the defining module's globals. Those strings are read as
 //! code where they stand; one the analyzer cannot read, or annotations set at run time
 //! (`f.__annotations__ = {...}`, a class namespace built by `type()`), are text run as code.
+//! So are values computed where a type stands (`List[code[0]]`: text is evaluated again),
+//! fields of a typed form built outside the call, and a class's module redirected (its type
+//! text is then evaluated in that module's namespace).
 
 use crate::analysis::NestedCode;
 use crate::analysis::engine::Engine;

@@ -7,8 +7,12 @@
 //! `self` is the snippet's own object only while nothing else can be passed as it: a method
 //! with a decorator that may change what its first parameter receives (`staticmethod`, any
 //! the analyzer does not know), or a method of the class taken from a class by name and not
-//! called with a receiver (`Peek.get(library_object)`, `partial(Peek.get, ...)`), gives it
-//! any object, whose private names are a library's internals again.
+//! called with a trusted receiver (`Peek.get(library_object)`, `partial(Peek.get, ...)`, a
+//! `staticmethod` relaying its argument), gives it any object, whose private names are a
+//! library's internals again. And the names are the class's own only while no library code
+//! may set them on its objects: no library base or metaclass in its ancestry or any
+//! subclass's, no library method run on its objects (`catch_warnings.__init__(self)`), and
+//! the class not handed where it could become a base (`type("F", (Lib, C), {})`).
 
 use crate::analysis::engine::Engine;
 use crate::analysis::engine::meaning::Value;
@@ -125,12 +129,27 @@ fn own_ancestry(e: &mut Engine, class: NodeId, depth: usize) -> bool {
         return false;
     }
     for head in e.ir.list(heads).to_vec() {
-        let Kind::Arg {
-            name: None, value, ..
-        } = e.ir.kind(head)
-        else {
-            continue; // `metaclass=` and class keywords
+        let Kind::Arg { name, value, .. } = e.ir.kind(head) else {
+            continue; // a decorator
         };
+        match name.map(|n| e.name(n)) {
+            None => {}
+            // a metaclass's `__call__` makes the instances: the snippet's own, or abc's
+            Some("metaclass") => {
+                let meanings = e.resolve(value, 0).to_vec();
+                let known = !meanings.is_empty()
+                    && meanings.iter().all(|m| match m.value {
+                        Value::Local(c) => matches!(e.ir.kind(c), Kind::Class { .. }),
+                        Value::Name(p) => e.paths.text(p) == "abc.ABCMeta",
+                        _ => false,
+                    });
+                if !known {
+                    return false;
+                }
+                continue;
+            }
+            Some(_) => continue, // class keywords, given to `__init_subclass__`
+        }
         let base = match e.ir.kind(e.ir.unparen(value)) {
             Kind::Index { object, .. } => object, // `Generic[T]`
             _ => value,

@@ -352,10 +352,6 @@ fn is_never_a_path(e: &mut Engine, id: NodeId) -> bool {
     }
 }
 
-/// The functions a call reaches, each with the arguments it gets there. Binding arguments
-/// in advance (`fs.readFileSync.bind(null, p)`, `functools.partial(open, p)`) hands the path
-/// over at the binding, so the binding is judged as the call: the later call may pass
-/// nothing the analyzer could check.
 /// `super().__init__(p)` in a class deriving from a path class (`gzip.GzipFile`): each base
 /// of the enclosing class, called with those arguments.
 fn bases_initialized(e: &mut Engine, call: NodeId, args: &[NodeId]) -> Vec<(String, Vec<NodeId>)> {
@@ -395,6 +391,10 @@ fn bases_initialized(e: &mut Engine, call: NodeId, args: &[NodeId]) -> Vec<(Stri
     out
 }
 
+/// The functions a call reaches, each with the arguments it gets there. Binding arguments
+/// in advance (`fs.readFileSync.bind(null, p)`, `functools.partial(open, p)`) hands the path
+/// over at the binding, so the binding is judged as the call: the later call may pass
+/// nothing the analyzer could check.
 fn called_names(
     e: &mut Engine,
     callees: &[Meaning],
@@ -559,8 +559,6 @@ fn readings(path: &str) -> Vec<String> {
     }
 }
 
-/// A path function given arguments the analyzer cannot line up (`open(*parts)`): whatever
-/// it opens is a path no one can prove.
 /// Python's `open(path, opener=f)` opens whatever descriptor `f` returns (`lambda p, fl: 4`
 /// is the runner's status pipe), whatever the path says.
 fn report_opener(e: &mut Engine, call: NodeId, name: &str) {
@@ -603,6 +601,8 @@ fn report_descriptor_option(e: &mut Engine, call: NodeId, name: &str, args: &[No
     }
 }
 
+/// A path function given arguments the analyzer cannot line up (`open(*parts)`): whatever
+/// it opens is a path no one can prove.
 fn report_unknown_path(e: &mut Engine, call: NodeId, function: String) {
     e.push(
         call,

@@ -7,6 +7,7 @@ mod attribute_names;
 mod attributes;
 mod buffers;
 mod calls;
+mod class_uses;
 mod entities;
 mod escapes;
 mod imports;

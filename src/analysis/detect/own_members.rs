@@ -14,10 +14,10 @@
 //! subclass's, no library method run on its objects (`catch_warnings.__init__(self)`), and
 //! the class not handed where it could become a base (`type("F", (Lib, C), {})`).
 
-use crate::analysis::engine::Engine;
 use crate::analysis::engine::meaning::Value;
 use crate::analysis::engine::rewrites::is_store_target;
 use crate::analysis::engine::scopes::{ScopeId, binding_construct};
+use crate::analysis::engine::{Engine, Question};
 use crate::analysis::ir::{Kind, NodeId, Sym};
 
 /// Deepest chain of the snippet's own base classes followed.
@@ -46,61 +46,16 @@ pub fn is_own_member(e: &mut Engine, object: NodeId, name: &str) -> bool {
 }
 
 /// Whether what the class's objects hold and do is the snippet's own: its ancestry is plain
-/// (see `own_ancestry`) and so is every subclass's (see `subclasses_keep_plain_ancestry`).
+/// (see `own_ancestry`), and the class stays where the analysis sees it (see `class_uses`).
 pub fn keeps_its_own_members(e: &mut Engine, class: NodeId) -> bool {
-    own_ancestry(e, class, 0) && subclasses_keep_plain_ancestry(e, class, 0)
-}
-
-/// Whether every use of the class is a call making an instance, an attribute read, or a
-/// base of another class of the snippet's whose ancestry is plain too (see `own_ancestry`):
-/// an instance of a subclass with a library base (`class X(catch_warnings, Peek)`) carries
-/// that library's private names and methods (`class F(pd.DataFrame, Q)` resolves `query` to
-/// pandas'), and a class handed anywhere else (`type("F", (pd.DataFrame, Q), {})`) may become
-/// the base of any class.
-fn subclasses_keep_plain_ancestry(e: &mut Engine, class: NodeId, depth: usize) -> bool {
-    if depth > MAX_BASES {
-        return false;
+    let key = (class, Question::KeepsItsOwnMembers);
+    if let Some(&known) = e.verdicts.get(&key) {
+        return known;
     }
-    (0..e.ir.nodes.len() as NodeId).all(|id| {
-        if !matches!(e.ir.kind(id), Kind::Name(_)) {
-            return true;
-        }
-        let names_it = e
-            .resolve(id, 0)
-            .iter()
-            .any(|m| matches!(m.value, Value::Local(c) if c == class));
-        if !names_it {
-            return true;
-        }
-        if super::annotations::in_type_position(e, id) {
-            return true; // `List[Shape]`: a type, made into nothing
-        }
-        let Some(parent) = e.ir.parent(id) else {
-            return false;
-        };
-        match e.ir.kind(parent) {
-            Kind::Call { callee, .. } => callee == id,
-            Kind::Attr { object, .. } => object == id,
-            // `Node[T]` in a type, or made: `Node[int](value)`
-            Kind::Index { object, .. } if object == id => super::annotations::in_type_position(
-                e, parent,
-            ) || e.ir.parent(parent).is_some_and(
-                |call| matches!(e.ir.kind(call), Kind::Call { callee, .. } if callee == parent),
-            ),
-            Kind::Binary {
-                op: crate::analysis::ir::BinOp::Compare,
-                ..
-            } => true,
-            // `isinstance(x, Shape)`, `issubclass(C, Shape)`
-            Kind::Arg { name: None, .. } if is_a_type_test(e, parent) => true,
-            Kind::Arg { name: None, .. } => e.ir.parent(parent).is_some_and(|subclass| {
-                matches!(e.ir.kind(subclass), Kind::Class { .. })
-                    && own_ancestry(e, subclass, 0)
-                    && subclasses_keep_plain_ancestry(e, subclass, depth + 1)
-            }),
-            _ => false,
-        }
-    })
+    let keeps =
+        own_ancestry(e, class, 0) && super::class_uses::class_stays_in_plain_hands(e, class);
+    e.verdicts.insert(key, keeps);
+    keeps
 }
 
 /// Roots of bases that set no private names on an instance: builtins (`object`,
@@ -121,7 +76,7 @@ const METACLASSES: &[&str] = &["type", "abc.ABCMeta"];
 /// Whether every base of the class, and of its own bases, is one of the snippet's classes, a
 /// builtin or a typing construct: a library base's `__init__` may set the very private names
 /// the class binds (`warnings.catch_warnings` sets `_module`), and the instance's win.
-fn own_ancestry(e: &mut Engine, class: NodeId, depth: usize) -> bool {
+pub(super) fn own_ancestry(e: &mut Engine, class: NodeId, depth: usize) -> bool {
     let Kind::Class { heads, .. } = e.ir.kind(class) else {
         return false;
     };
@@ -193,17 +148,26 @@ fn receiver_class_among(e: &mut Engine, name: NodeId, asking: &mut Vec<NodeId>) 
     if asking.contains(&class) {
         return Some(class);
     }
+    // Only a verdict reached from no assumption is kept: one reached while other classes
+    // were assumed trusted holds only under that assumption.
+    let key = (class, Question::ReceiverTrusted);
+    if let Some(&known) = e.verdicts.get(&key) {
+        return known.then_some(class);
+    }
     if asking.len() > MAX_BASES {
         return None;
     }
     asking.push(class);
     let trusted = !methods_taken_unbound(e, class, asking) && !library_code_runs_on(e, class);
     asking.pop();
+    if asking.is_empty() {
+        e.verdicts.insert(key, trusted);
+    }
     trusted.then_some(class)
 }
 
 /// The class and method whose first parameter `name` is, when nothing else binds it.
-fn first_parameter_of(e: &mut Engine, name: NodeId) -> Option<(NodeId, NodeId)> {
+pub(super) fn first_parameter_of(e: &mut Engine, name: NodeId) -> Option<(NodeId, NodeId)> {
     let Kind::Name(sym) = e.ir.kind(name) else {
         return None;
     };
@@ -328,33 +292,54 @@ fn is_a_library_class_attribute(e: &mut Engine, id: NodeId) -> bool {
 }
 
 /// Whether an argument may be an object of the class: its receiver, the class, an instance
-/// made right there or a name bound to one.
+/// made right there, or a name bound (by assignment, walrus or as a loop's item) to one or
+/// to a literal collection holding one (`for p in [Peek()]`).
 fn is_of_class(e: &mut Engine, arg: NodeId, class: NodeId) -> bool {
     let arg = e.ir.unparen(arg);
-    if first_parameter_of(e, arg).is_some_and(|(c, _)| c == class) {
-        return true;
-    }
-    let made_of = |e: &mut Engine, value: NodeId| {
-        let value = e.ir.unparen(value);
-        let target = match e.ir.kind(value) {
-            Kind::Call { callee, .. } => callee,
-            _ => value,
-        };
-        e.resolve(target, 0)
-            .iter()
-            .any(|m| matches!(m.value, Value::Local(c) if c == class))
+    first_parameter_of(e, arg).is_some_and(|(c, _)| c == class) || holds_of_class(e, arg, class, 0)
+}
+
+/// Whether a value is the class, an instance made of it, a literal collection holding one, or
+/// a name any of whose bindings is one of those.
+fn holds_of_class(e: &mut Engine, value: NodeId, class: NodeId, depth: usize) -> bool {
+    let value = e.ir.unparen(value);
+    let target = match e.ir.kind(value) {
+        Kind::Call { callee, .. } => callee,
+        _ => value,
     };
-    if made_of(e, arg) {
+    if e.resolve(target, 0)
+        .iter()
+        .any(|m| matches!(m.value, Value::Local(c) if c == class))
+    {
         return true;
     }
-    match e.ir.kind(arg) {
+    if depth > MAX_BASES {
+        return false;
+    }
+    match e.ir.kind(value) {
+        Kind::Collection { items, .. } => e.ir.list(items).to_vec().into_iter().any(|item| {
+            let item = match e.ir.kind(item) {
+                Kind::Pair { value, .. } => value,
+                Kind::Spread(inner) => inner,
+                _ => item,
+            };
+            holds_of_class(e, item, class, depth + 1)
+        }),
         Kind::Name(sym) => {
-            let mut any = false;
-            e.every_assigned_value(sym, arg, |e, value| {
-                any |= made_of(e, value);
-                true
-            });
-            any
+            let lookup = e
+                .scopes
+                .lookup(sym, e.scopes.scope_of(value), e.dialect.declaring());
+            let Some(&scope) = lookup.scopes.first() else {
+                return false;
+            };
+            e.binds_of(scope, sym).into_iter().any(|bind| {
+                let source = binding_construct(e.ir, bind).and_then(|c| match e.ir.kind(c) {
+                    Kind::Assign { value, .. } | Kind::Walrus { value, .. } => Some(value),
+                    Kind::For { iter, .. } | Kind::CompFor { iter, .. } => Some(iter),
+                    _ => None,
+                });
+                source.is_some_and(|source| holds_of_class(e, source, class, depth + 1))
+            })
         }
         _ => false,
     }
@@ -403,17 +388,6 @@ fn may_be_own_class(e: &mut Engine, object: NodeId) -> bool {
     }
 }
 
-/// Whether the argument is given to `isinstance` or `issubclass`, which only compare.
-fn is_a_type_test(e: &mut Engine, arg: NodeId) -> bool {
-    e.ir.parent(arg).is_some_and(|call| match e.ir.kind(call) {
-        Kind::Call { callee, .. } => e
-            .names_of(callee)
-            .iter()
-            .any(|n| n == "isinstance" || n == "issubclass"),
-        _ => false,
-    })
-}
-
 /// Whether the innermost function around `id` is a `classmethod`.
 fn in_a_classmethod(e: &mut Engine, id: NodeId) -> bool {
     let Some(function) = e.ir.enclosing_function(id) else {
@@ -453,7 +427,7 @@ fn binds_a_method(e: &mut Engine, body_scope: ScopeId, name: Sym) -> bool {
 
 /// True when the class binds `name` in its body, assigns it to its own receiver in a method,
 /// or derives from a class of the snippet that does.
-fn defines(e: &mut Engine, class: NodeId, name: &str, depth: usize) -> bool {
+pub(super) fn defines(e: &mut Engine, class: NodeId, name: &str, depth: usize) -> bool {
     if depth > MAX_BASES {
         return false;
     }

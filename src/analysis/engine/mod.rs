@@ -92,6 +92,22 @@ struct Sites {
 
 /// A memoized result: not computed yet, being computed (a cycle, as through a recursive
 /// function's own returns, resolves to nothing on re-entry), or computed.
+/// A question detections ask again and again about one of the snippet's classes, or about
+/// the whole snippet (see `verdicts`).
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Question {
+    /// Whether the class's objects' private names are its own (`own_members`).
+    KeepsItsOwnMembers,
+    /// Whether the class's methods' first parameter is always one of its objects
+    /// (`own_members`).
+    ReceiverTrusted,
+    /// Whether the snippet may read its annotations back as objects (`class_uses`).
+    ReadsAnnotations,
+    /// Whether every class reached other than by its name stays in plain hands
+    /// (`class_uses`).
+    ClassesStayNamed,
+}
+
 #[derive(Clone)]
 enum Memo<T> {
     Unknown,
@@ -177,6 +193,10 @@ pub struct Engine<'a> {
     fields_varied: bool,
     /// Whether no method can run with another `this` (see [`instance_fields`]).
     receivers_fixed: Option<bool>,
+    /// What detections learned once bindings settled, about a class of the snippet (keyed by
+    /// its node) or about the whole snippet (keyed by node 0), kept so that a question asked at
+    /// every access (`self._x`) scans the snippet once.
+    pub verdicts: HashMap<(NodeId, Question), bool>,
     memo: Vec<Memo<Rc<[Meaning]>>>,
     folds: Vec<Memo<Option<Rc<str>>>>,
     too_deep: Vec<NodeId>,
@@ -256,6 +276,7 @@ impl<'a> Engine<'a> {
             memo: vec![Memo::Unknown; n],
             folds: vec![Memo::Unknown; n],
             too_deep: Vec::new(),
+            verdicts: HashMap::new(),
             budget: budget::Budget::for_nodes(n),
         }
     }

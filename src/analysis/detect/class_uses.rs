@@ -1,0 +1,282 @@
+//! Where the snippet's classes go. A class owns the private names it binds only while no
+//! library code can make it a base next to a library class (`class X(catch_warnings, Peek)`)
+//! or take its methods unbound: so every way the class object is reached must keep it where
+//! the analysis sees. Reached by its name, the class may be made, have the names it defines
+//! read, be compared, tested, formatted or printed, stand in a type nobody reads back, or be the
+//! base of a class of the snippet's that keeps the same rules. Reached any other way (`cls`,
+//! `type(x)`, `x.__class__`, the `__class__` cell, a decorator's parameter), the same holds
+//! of that expression; anywhere else (`registry.append(cls)`, `Peek.mro()[0]`,
+//! `get_args(List[Peek])[0]`) the class is beyond the analysis, and no class keeps its
+//! private names.
+
+use super::own_members::{first_parameter_of, own_ancestry, receiver_class};
+use crate::analysis::engine::meaning::Value;
+use crate::analysis::engine::{Engine, Question};
+use crate::analysis::ir::{BinOp, Kind, NodeId};
+
+/// Deepest chain of subclasses followed.
+const MAX_SUBCLASSES: usize = 4;
+
+/// Whether every use of the class by name, and of its subclasses, keeps it in plain hands
+/// (see the module docs), its decorators are known not to hand it on, and no class of the
+/// snippet is reached by another route and handed on.
+pub fn class_stays_in_plain_hands(e: &mut Engine, class: NodeId) -> bool {
+    classes_stay_named(e) && stays_plain(e, class, 0)
+}
+
+fn stays_plain(e: &mut Engine, class: NodeId, depth: usize) -> bool {
+    if depth > MAX_SUBCLASSES || !decorators_keep_it(e, class) {
+        return false;
+    }
+    (0..e.ir.nodes.len() as NodeId).all(|id| {
+        if !matches!(e.ir.kind(id), Kind::Name(_)) {
+            return true;
+        }
+        let names_it = e
+            .resolve(id, 0)
+            .iter()
+            .any(|m| matches!(m.value, Value::Local(c) if c == class));
+        !names_it || plain_use(e, id, Some(class), depth)
+    })
+}
+
+/// Class decorators that return the class they are given, handing it to nothing else.
+const PLAIN_CLASS_DECORATORS: &[&str] = &[
+    "dataclasses.dataclass",
+    "functools.total_ordering",
+    "typing.final",
+    "typing.runtime_checkable",
+    "typing_extensions.final",
+    "typing_extensions.runtime_checkable",
+    "enum.unique",
+];
+
+/// Whether each decorator of the class is one that hands it to nothing: a decorator of the
+/// snippet's own gets the class as its parameter, where it may go anywhere.
+fn decorators_keep_it(e: &mut Engine, class: NodeId) -> bool {
+    let Kind::Class { heads, .. } = e.ir.kind(class) else {
+        return false;
+    };
+    e.ir.list(heads).to_vec().into_iter().all(|head| {
+        if matches!(e.ir.kind(head), Kind::Arg { .. }) {
+            return true; // a base or keyword
+        }
+        let decorator = match e.ir.kind(e.ir.unparen(head)) {
+            Kind::Call { callee, .. } => callee, // `@dataclass(frozen=True)`
+            _ => head,
+        };
+        let names = e.names_of(decorator);
+        !names.is_empty()
+            && names
+                .iter()
+                .all(|n| PLAIN_CLASS_DECORATORS.contains(&n.as_str()))
+    })
+}
+
+/// Attributes of any class that give nothing but text.
+const PLAIN_CLASS_ATTRIBUTES: &[&str] = &["__name__", "__qualname__", "__doc__", "__module__"];
+
+/// Functions that only show, compare or identify what they are given.
+const PLAIN_CONSUMERS: &[&str] = &[
+    "print",
+    "str",
+    "repr",
+    "format",
+    "isinstance",
+    "issubclass",
+    "id",
+    "hash",
+    "callable",
+    "super",
+];
+
+/// Whether the expression `id`, which may be `class` (or, with `None`, any class of the
+/// snippet's), is used in a way that keeps it in plain hands.
+fn plain_use(e: &mut Engine, id: NodeId, class: Option<NodeId>, depth: usize) -> bool {
+    if super::annotations::in_type_position(e, id) {
+        return !reads_annotations(e); // `List[Shape]`: a type, made into nothing
+    }
+    let Some(parent) = e.ir.parent(id) else {
+        return false;
+    };
+    match e.ir.kind(parent) {
+        Kind::Paren(_) => plain_use(e, parent, class, depth),
+        Kind::Call { callee, .. } => callee == id,
+        // `Peek.CONST`, `Peek.get`: what the class itself defines (its methods taken from it
+        // are judged by `methods_taken_unbound`); `Peek.mro()` is the metaclass's.
+        Kind::Attr { object, name } if object == id => {
+            let name = e.name(name);
+            PLAIN_CLASS_ATTRIBUTES.contains(&name)
+                || name == "__init__"
+                || class.is_some_and(|c| super::own_members::defines(e, c, name, 0))
+        }
+        // `Node[T]` in a type, or made: `Node[int](value)`
+        Kind::Index { object, .. } if object == id => {
+            super::annotations::in_type_position(e, parent) && !reads_annotations(e)
+                || e.ir.parent(parent).is_some_and(
+                    |call| matches!(e.ir.kind(call), Kind::Call { callee, .. } if callee == parent),
+                )
+        }
+        Kind::Binary {
+            op: BinOp::Compare, ..
+        }
+        | Kind::Compared
+        | Kind::Interp { .. } => true,
+        Kind::Arg { name: None, .. } if given_to_a_plain_consumer(e, parent) => true,
+        // `super().__new__(cls)`, `object.__new__(cls)`: an instance made of it
+        Kind::Arg { name: None, .. } if makes_an_instance(e, parent, id) => true,
+        // the base of a class of the snippet's that keeps the same rules
+        Kind::Arg { name: None, .. } => e.ir.parent(parent).is_some_and(|subclass| {
+            matches!(e.ir.kind(subclass), Kind::Class { .. })
+                && own_ancestry(e, subclass, 0)
+                && stays_plain(e, subclass, depth + 1)
+        }),
+        _ => false,
+    }
+}
+
+/// Whether the argument is given to a function that only shows, compares or identifies it.
+fn given_to_a_plain_consumer(e: &mut Engine, arg: NodeId) -> bool {
+    e.ir.parent(arg).is_some_and(|call| match e.ir.kind(call) {
+        Kind::Call { callee, .. } => {
+            let names = e.names_of(callee);
+            !names.is_empty() && names.iter().all(|n| PLAIN_CONSUMERS.contains(&n.as_str()))
+        }
+        _ => false,
+    })
+}
+
+/// Whether the argument is the first given to a `__new__`, which makes an instance of it.
+fn makes_an_instance(e: &mut Engine, arg: NodeId, value: NodeId) -> bool {
+    e.ir.parent(arg).is_some_and(|call| match e.ir.kind(call) {
+        Kind::Call { callee, .. } => {
+            matches!(e.ir.kind(e.ir.unparen(callee)), Kind::Attr { name, .. } if e.name(name) == "__new__")
+                && e.positional_args(call).first() == Some(&value)
+        }
+        _ => false,
+    })
+}
+
+/// Whether the snippet may read its annotations back as objects (`get_type_hints`,
+/// `get_args`, a dataclass's `fields`, `singledispatch`'s registry): a class named in a type
+/// is then a value like any other.
+fn reads_annotations(e: &mut Engine) -> bool {
+    if let Some(&known) = e.verdicts.get(&(0, Question::ReadsAnnotations)) {
+        return known;
+    }
+    let mut reads = false;
+    for id in 0..e.ir.nodes.len() as NodeId {
+        if !matches!(e.ir.kind(id), Kind::Name(_) | Kind::Attr { .. }) {
+            continue;
+        }
+        reads = e.names_of(id).iter().any(|n| {
+            let (module, member) = n.rsplit_once('.').unwrap_or(("", n));
+            matches!(module, "typing" | "typing_extensions") && member.starts_with("get_")
+                || matches!(module, "inspect" | "annotationlib")
+                || n == "dataclasses.fields"
+                || n.starts_with("functools.singledispatch")
+        });
+        if reads {
+            break;
+        }
+    }
+    e.verdicts.insert((0, Question::ReadsAnnotations), reads);
+    reads
+}
+
+/// Whether every class of the snippet reached other than by its name stays in plain hands:
+/// the first parameter of a `classmethod`, `__init_subclass__`, `__class_getitem__` or
+/// `__new__`; the `__class__` cell; `type(x)` and `x.__class__`.
+fn classes_stay_named(e: &mut Engine) -> bool {
+    let key = (0, Question::ClassesStayNamed);
+    if let Some(&known) = e.verdicts.get(&key) {
+        return known;
+    }
+    // Assumed while asking, so that the question does not ask itself again.
+    e.verdicts.insert(key, true);
+    let mut stays = true;
+    for id in 0..e.ir.nodes.len() as NodeId {
+        let class = match e.ir.kind(id) {
+            Kind::Name(sym) if e.name(sym) == "__class__" => {
+                e.ir.enclosing_function(id)
+                    .and_then(|f| e.ir.parent(f))
+                    .filter(|&c| matches!(e.ir.kind(c), Kind::Class { .. }))
+            }
+            Kind::Name(_) => match first_parameter_of(e, id) {
+                Some((class, method)) if receives_the_class(e, method) => Some(class),
+                _ => continue,
+            },
+            Kind::Attr { object, name } if e.name(name) == "__class__" => {
+                receiver_class(e, e.ir.unparen(object))
+            }
+            Kind::Call { callee, .. }
+                if e.positional_args(id).len() == 1
+                    && e.names_of(callee).iter().any(|n| n == "type") =>
+            {
+                let arg = e.positional_args(id)[0];
+                receiver_class(e, e.ir.unparen(arg))
+            }
+            _ => continue,
+        };
+        if !plain_use(e, id, class, 0) {
+            stays = false;
+            break;
+        }
+    }
+    e.verdicts.insert(key, stays);
+    stays
+}
+
+/// Whether a method's first parameter is a class rather than an instance: in a
+/// `classmethod`, `__init_subclass__`, `__class_getitem__` or `__new__`, or in any method of a
+/// metaclass.
+fn receives_the_class(e: &mut Engine, method: NodeId) -> bool {
+    let Kind::Function {
+        name, decorators, ..
+    } = e.ir.kind(method)
+    else {
+        return false;
+    };
+    let special = name.is_some_and(|n| {
+        matches!(e.ir.kind(n), Kind::Bind(sym) if matches!(
+            e.name(sym),
+            "__init_subclass__" | "__class_getitem__" | "__new__"
+        ))
+    });
+    special
+        || e.ir
+            .list(decorators)
+            .to_vec()
+            .into_iter()
+            .any(|d| e.names_of(d).iter().any(|n| n == "classmethod"))
+        || e.ir
+            .parent(method)
+            .is_some_and(|class| is_a_metaclass(e, class, 0))
+}
+
+/// Whether a class of the snippet's derives from `type` (or abc's `ABCMeta`): its
+/// instances are classes.
+fn is_a_metaclass(e: &mut Engine, class: NodeId, depth: usize) -> bool {
+    let Kind::Class { heads, .. } = e.ir.kind(class) else {
+        return false;
+    };
+    if depth > MAX_SUBCLASSES {
+        return true;
+    }
+    e.ir.list(heads).to_vec().into_iter().any(|head| {
+        let Kind::Arg {
+            name: None, value, ..
+        } = e.ir.kind(head)
+        else {
+            return false;
+        };
+        e.resolve(value, 0)
+            .to_vec()
+            .into_iter()
+            .any(|m| match m.value {
+                Value::Name(p) => matches!(e.paths.text(p), "type" | "abc.ABCMeta"),
+                Value::Local(base) => is_a_metaclass(e, base, depth + 1),
+                _ => false,
+            })
+    })
+}

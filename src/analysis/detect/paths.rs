@@ -622,12 +622,18 @@ fn is_url(path: &str) -> bool {
 /// resolved, repeated slashes folded. A relative path stays relative (and may start with
 /// `..`); an absolute one stays absolute.
 pub fn normalize(path: &str) -> String {
-    // URL readers (pandas, urllib) strip leading spaces and control characters.
+    // URL readers (pandas, urllib) strip leading spaces and control characters, take the
+    // scheme in any case (`FILE:/etc/passwd`), and cut a `file:` URL's fragment off.
     let trimmed = path.trim_start_matches(|c: char| c <= ' ');
-    let path = if trimmed.contains("://") || trimmed.starts_with("file:") {
-        trimmed
-    } else {
-        path
+    let file_url;
+    let path = match trimmed.get(..5) {
+        Some(scheme) if scheme.eq_ignore_ascii_case("file:") => {
+            let rest = &trimmed[5..];
+            file_url = format!("file:{}", rest.split('#').next().unwrap_or_default());
+            file_url.as_str()
+        }
+        _ if trimmed.contains("://") => trimmed,
+        _ => path,
     };
     // A backslash is a file name character here, but a path meant for another system says
     // where it means to go: read it as a separator.
@@ -716,6 +722,14 @@ mod tests {
         );
         assert_eq!(normalize(" file:///etc/passwd"), "/etc/passwd");
         assert_eq!(normalize(" http://host/x"), "http://host/x");
+        // the scheme in any case, the fragment cut off, as urllib reads them
+        assert_eq!(normalize("FILE:/etc/hostname"), "/etc/hostname");
+        assert_eq!(normalize("fIlE:/proc/self/envir%6fn"), "/proc/self/environ");
+        assert_eq!(normalize("File:///etc/passwd"), "/etc/passwd");
+        assert_eq!(
+            normalize("file:/etc/hostname#/../../tmp/x"),
+            "/etc/hostname"
+        );
     }
 
     #[test]

@@ -231,7 +231,11 @@ fn library_owner(e: &mut Engine, object: NodeId, target: NodeId) -> Option<Strin
                     && e.paths.module_len(p) == 0
                     && e.dialect.is_builtin(root)
                     && !owner.split('.').any(|segment| segment == "prototype");
-                (modelled || prototype || namespace).then_some(owner)
+                // Every plain object inherits `Object.prototype`'s members: a new one is an
+                // option of every options object Node reads (`Object.prototype.fd = 1` makes
+                // `createWriteStream(path, {})` write to descriptor 1).
+                let every_object = e.dialect.index_reads_member() && owner == "Object.prototype";
+                (modelled || prototype || namespace || every_object).then_some(owner)
             }
             other => whole_owner(other),
         })

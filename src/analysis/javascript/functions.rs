@@ -354,11 +354,10 @@ fn report_call(e: &mut Engine, call: NodeId) {
 /// Functions that return an object's prototype.
 const PROTOTYPE_GETTERS: &[&str] = &["Object.getPrototypeOf", "Reflect.getPrototypeOf"];
 
-/// Functions that only read an object's own keys or values.
+/// Functions that read only the names or the state of an object's own keys, never its values
+/// (`Object.values`, `Object.entries` hand out the members themselves).
 const KEY_READERS: &[&str] = &[
     "Object.keys",
-    "Object.values",
-    "Object.entries",
     "Object.getOwnPropertyNames",
     "Object.isFrozen",
     "Object.isSealed",

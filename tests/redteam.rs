@@ -1386,3 +1386,72 @@ fn strict_denies_the_twenty_fourth_pass_classes() {
         "class Base:\n    def __init__(self, n):\n        self._n = n\nclass Mid(Base):\n    def __init__(self, n):\n        Base.__init__(self, n)\nclass Leaf(Mid):\n    def __init__(self, n):\n        Mid.__init__(self, n)\n        self._leaf = True\n    def both(self):\n        return self._n, self._leaf\nprint(Leaf(2).both(), __name__)\nwith open('out.txt', 'w') as f:\n    f.write('x')\n",
     ]);
 }
+
+/// The twenty-fifth pass reached the snippet's own class by something other than its name
+/// and then either called its method unbound on a library object or made it a base next to
+/// a library class: a class decorator's parameter, `__init_subclass__`'s or a
+/// `classmethod`'s `cls`, the `__class__` cell, `.mro()`, `super()` in a `classmethod` or
+/// `super(C, C)`, annotations read back (`get_args`, `get_type_hints`, even of text, a
+/// dataclass's `fields`), a module's member (`__main__.Peek`), a base computed at run time,
+/// and a name bound by a loop over instances.
+#[test]
+fn strict_denies_the_twenty_fifth_pass_classes() {
+    const PEEK: &str = "import warnings, typing, dataclasses, __main__\nclass Peek:\n    _module = None\n    def grab(self):\n        return self._module\n";
+    const LIB: &str = "warnings.catch_warnings()";
+    let python = after(
+        PEEK,
+        &[
+            &format!(
+                "def register(kind):\n    kind.grab({LIB})\n    return kind\n@register\nclass Other(Peek):\n    pass\n"
+            ),
+            "KINDS = []\nclass Base:\n    _module = None\n    def grab(self):\n        return self._module\n    def __init_subclass__(cls, **kw):\n        KINDS.append(cls)\nclass Leaf(Base):\n    pass\nclass Both(warnings.catch_warnings, KINDS[0]):\n    pass\n",
+            &format!(
+                "class Kind(Peek):\n    @classmethod\n    def kind(cls):\n        return cls\nprint(Kind.kind().grab({LIB}))\n"
+            ),
+            "class Cell(Peek):\n    def kind(self):\n        return __class__\nclass Both(warnings.catch_warnings, Cell().kind()):\n    pass\n",
+            &format!("print(Peek.mro()[0].grab({LIB}))\n"),
+            &format!("T = typing.Type[Peek]\nprint(typing.get_args(T)[0].grab({LIB}))\n"),
+            &format!(
+                "def f(x: 'Peek'):\n    pass\nprint(typing.get_type_hints(f)['x'].grab({LIB}))\n"
+            ),
+            &format!(
+                "@dataclasses.dataclass\nclass Holder:\n    k: Peek\nprint(dataclasses.fields(Holder)[0].type.grab({LIB}))\n"
+            ),
+            &format!(
+                "class Sub(Peek):\n    @classmethod\n    def up(cls):\n        return super().grab\nprint(Sub.up()({LIB}))\n"
+            ),
+            &format!("class Sub(Peek):\n    pass\nprint(super(Sub, Sub).grab({LIB}))\n"),
+            "class Both(warnings.catch_warnings, __main__.Peek):\n    pass\nprint(Both().grab())\n",
+            "for p in [Peek()]:\n    warnings.catch_warnings.__enter__(p)\n",
+        ],
+    );
+    assert_strict_denies_each(&python, &[]);
+    assert_strict_allows_each(&[
+        "class Account:\n    def __init__(self, owner):\n        self._owner = owner\n        self._balance = 0\n    def deposit(self, n):\n        self._balance += n\n        return self\n    @property\n    def balance(self):\n        return self._balance\n    @classmethod\n    def open(cls, owner):\n        return cls(owner)\n    def __repr__(self):\n        return f'{type(self).__name__}({self._owner!r})'\na = Account.open('ann').deposit(5)\nprint(a.balance, a, isinstance(a, Account), type(a) is Account)\n",
+        "class Node:\n    def __init__(self, v):\n        self._v = v\n    def value(self):\n        return self._v\nclass Leaf(Node):\n    def __init__(self, v):\n        super().__init__(v)\n        super(Leaf, self).__init__(v)\n    def value(self):\n        return super().value() + 1\nprint(Leaf(1).value(), Node.__name__, str(Leaf))\n",
+    ]);
+}
+
+/// The twenty-sixth pass named files by URLs in another case (`FILE:/etc/hostname`, read by
+/// pandas as a file URL), gave every options object a descriptor through `Object.prototype`,
+/// and took a stream's own `connect` out of its prototype with `Object.entries`.
+#[test]
+fn strict_denies_the_twenty_sixth_pass_classes() {
+    assert_strict_denies_each(
+        &[
+            "import pandas as pd\nprint(pd.read_csv('FILE:/etc/hostname', header=None))\n",
+            "import pandas as pd\nprint(pd.read_table('fIlE:/proc/self/envir%6fn', header=None))\n",
+            "import pandas as pd\nprint(pd.read_csv('file:/etc/hostname#/../../tmp/x'))\n",
+            "import pandas as pd\npd.DataFrame({'a': [1]}).to_csv('File:/dev/shm/x.csv')\n",
+        ],
+        &[
+            "const fs = require('fs');\nObject.prototype.fd = 1;\nfs.createWriteStream('out.txt', {}).write('x');\n",
+            "const fs = require('fs');\nObject.prototype['fd'] = 3;\nfs.createWriteStream('out.txt').write('x');\n",
+            "const [name, connect] = Object.entries(Object.getPrototypeOf(process.stdout)).find(([k]) => k === 'connect');\nconnect.call(process.stdout, '/tmp/none.sock');\n",
+            "const fns = Object.values(Object.getPrototypeOf(process.stdout));\nfns[3]('/run/x.sock');\n",
+        ],
+    );
+    assert_strict_allows_each(&[
+        "import pandas as pd\npd.DataFrame({'a': [1]}).to_csv('/tmp/out.csv')\nprint(pd.read_csv('FILE:/tmp/out.csv'))\n",
+    ]);
+}

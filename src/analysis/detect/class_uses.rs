@@ -18,10 +18,11 @@ use crate::analysis::ir::{BinOp, Kind, NodeId};
 const MAX_SUBCLASSES: usize = 4;
 
 /// Whether every use of the class by name, and of its subclasses, keeps it in plain hands
-/// (see the module docs), its decorators are known not to hand it on, and no class of the
-/// snippet is reached by another route and handed on.
+/// (see the module docs), its decorators are known not to hand it on, no class of the
+/// snippet is reached by another route and handed on, and no annotation (a name or text
+/// naming any class) is read back as an object.
 pub fn class_stays_in_plain_hands(e: &mut Engine, class: NodeId) -> bool {
-    classes_stay_named(e) && stays_plain(e, class, 0)
+    !reads_annotations(e) && classes_stay_named(e) && stays_plain(e, class, 0)
 }
 
 fn stays_plain(e: &mut Engine, class: NodeId, depth: usize) -> bool {
@@ -29,7 +30,8 @@ fn stays_plain(e: &mut Engine, class: NodeId, depth: usize) -> bool {
         return false;
     }
     (0..e.ir.nodes.len() as NodeId).all(|id| {
-        if !matches!(e.ir.kind(id), Kind::Name(_)) {
+        // by its name, or as a member (`__main__.Peek`)
+        if !matches!(e.ir.kind(id), Kind::Name(_) | Kind::Attr { .. }) {
             return true;
         }
         let names_it = e
@@ -94,7 +96,7 @@ const PLAIN_CONSUMERS: &[&str] = &[
 /// snippet's), is used in a way that keeps it in plain hands.
 fn plain_use(e: &mut Engine, id: NodeId, class: Option<NodeId>, depth: usize) -> bool {
     if super::annotations::in_type_position(e, id) {
-        return !reads_annotations(e); // `List[Shape]`: a type, made into nothing
+        return true; // `List[Shape]`: a type, made into nothing unless annotations are read
     }
     let Some(parent) = e.ir.parent(id) else {
         return false;
@@ -112,7 +114,7 @@ fn plain_use(e: &mut Engine, id: NodeId, class: Option<NodeId>, depth: usize) ->
         }
         // `Node[T]` in a type, or made: `Node[int](value)`
         Kind::Index { object, .. } if object == id => {
-            super::annotations::in_type_position(e, parent) && !reads_annotations(e)
+            super::annotations::in_type_position(e, parent)
                 || e.ir.parent(parent).is_some_and(
                     |call| matches!(e.ir.kind(call), Kind::Call { callee, .. } if callee == parent),
                 )
@@ -158,8 +160,8 @@ fn makes_an_instance(e: &mut Engine, arg: NodeId, value: NodeId) -> bool {
 }
 
 /// Whether the snippet may read its annotations back as objects (`get_type_hints`,
-/// `get_args`, a dataclass's `fields`, `singledispatch`'s registry): a class named in a type
-/// is then a value like any other.
+/// `get_args`, a dataclass's `fields`, `singledispatch`'s registry): a class named in a type,
+/// by name or by text (`x: "Peek"`), is then a value like any other.
 fn reads_annotations(e: &mut Engine) -> bool {
     if let Some(&known) = e.verdicts.get(&(0, Question::ReadsAnnotations)) {
         return known;
@@ -186,7 +188,8 @@ fn reads_annotations(e: &mut Engine) -> bool {
 
 /// Whether every class of the snippet reached other than by its name stays in plain hands:
 /// the first parameter of a `classmethod`, `__init_subclass__`, `__class_getitem__` or
-/// `__new__`; the `__class__` cell; `type(x)` and `x.__class__`.
+/// `__new__`; the `__class__` cell; `type(x)` and `x.__class__`; and whether every class
+/// statement's bases are read (see `bases_are_readable`).
 fn classes_stay_named(e: &mut Engine) -> bool {
     let key = (0, Question::ClassesStayNamed);
     if let Some(&known) = e.verdicts.get(&key) {
@@ -197,6 +200,10 @@ fn classes_stay_named(e: &mut Engine) -> bool {
     let mut stays = true;
     for id in 0..e.ir.nodes.len() as NodeId {
         let class = match e.ir.kind(id) {
+            Kind::Class { .. } if !bases_are_readable(e, id) => {
+                stays = false;
+                break;
+            }
             Kind::Name(sym) if e.name(sym) == "__class__" => {
                 e.ir.enclosing_function(id)
                     .and_then(|f| e.ir.parent(f))
@@ -227,10 +234,36 @@ fn classes_stay_named(e: &mut Engine) -> bool {
     stays
 }
 
+/// Whether each base of a class statement is a class of the snippet's or a library's name: a
+/// base computed at run time (`KINDS[0]`) may be any class of the snippet's, however it got
+/// there, next to a library base.
+fn bases_are_readable(e: &mut Engine, class: NodeId) -> bool {
+    let Kind::Class { heads, .. } = e.ir.kind(class) else {
+        return false;
+    };
+    e.ir.list(heads).to_vec().into_iter().all(|head| {
+        let Kind::Arg {
+            name: None, value, ..
+        } = e.ir.kind(head)
+        else {
+            return true; // a decorator, or a keyword
+        };
+        let base = match e.ir.kind(e.ir.unparen(value)) {
+            Kind::Index { object, .. } => object, // `Generic[T]`
+            _ => value,
+        };
+        let meanings = e.resolve(base, 0).to_vec();
+        !meanings.is_empty()
+            && meanings.iter().all(|m| {
+                !m.held && matches!(m.value, Value::Local(_) | Value::Name(_) | Value::Module(_))
+            })
+    })
+}
+
 /// Whether a method's first parameter is a class rather than an instance: in a
 /// `classmethod`, `__init_subclass__`, `__class_getitem__` or `__new__`, or in any method of a
 /// metaclass.
-fn receives_the_class(e: &mut Engine, method: NodeId) -> bool {
+pub(super) fn receives_the_class(e: &mut Engine, method: NodeId) -> bool {
     let Kind::Function {
         name, decorators, ..
     } = e.ir.kind(method)

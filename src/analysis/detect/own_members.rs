@@ -374,32 +374,49 @@ fn named_for_a_lookup(e: &mut Engine, id: NodeId, body_scope: ScopeId) -> bool {
 }
 
 /// Whether an expression may be one of the snippet's classes rather than an instance: a
-/// name for one, `type(x)`, `x.__class__`, or a `classmethod`'s `cls`.
+/// name for one, `type(x)`, `x.__class__`, the `__class__` cell, a `classmethod`'s `cls`
+/// (see `receives_the_class`), or `super(...)` other than an instance's.
 fn may_be_own_class(e: &mut Engine, object: NodeId) -> bool {
     let object = e.ir.unparen(object);
     let own = e.resolve(object, 0).iter().any(
         |m| matches!(m.value, Value::Local(node) if matches!(e.ir.kind(node), Kind::Class { .. })),
     );
     own || match e.ir.kind(object) {
-        Kind::Call { callee, .. } => e.names_of(callee).iter().any(|n| n == "type"),
+        Kind::Call { callee, .. } => {
+            let names = e.names_of(callee);
+            names.iter().any(|n| n == "type")
+                || names.iter().any(|n| n == "super") && !is_an_instances_super(e, object)
+        }
         Kind::Attr { name, .. } => e.name(name) == "__class__",
-        Kind::Name(_) => first_parameter_of(e, object).is_some() && in_a_classmethod(e, object),
+        Kind::Name(sym) if e.name(sym) == "__class__" => true,
+        Kind::Name(_) => first_parameter_of(e, object)
+            .is_some_and(|(_, method)| super::class_uses::receives_the_class(e, method)),
         _ => false,
     }
 }
 
-/// Whether the innermost function around `id` is a `classmethod`.
-fn in_a_classmethod(e: &mut Engine, id: NodeId) -> bool {
-    let Some(function) = e.ir.enclosing_function(id) else {
-        return false;
+/// Whether a `super` call stands for an instance (`super()` in a method whose receiver is an
+/// instance, `super(C, self)`), whose attributes are bound methods; in a `classmethod`, or as
+/// `super(C, C)`, its methods are the functions themselves, taking any object as `self`.
+fn is_an_instances_super(e: &mut Engine, call: NodeId) -> bool {
+    let is_an_instance = |e: &mut Engine, name: NodeId| {
+        first_parameter_of(e, e.ir.unparen(name))
+            .is_some_and(|(_, method)| !super::class_uses::receives_the_class(e, method))
     };
-    let Kind::Function { decorators, .. } = e.ir.kind(function) else {
-        return false;
-    };
-    e.ir.list(decorators)
-        .to_vec()
-        .into_iter()
-        .any(|d| e.names_of(d).iter().any(|n| n == "classmethod"))
+    match e.positional_args(call).as_slice() {
+        [] => e.ir.enclosing_function(call).is_some_and(|method| {
+            let Kind::Function { params, .. } = e.ir.kind(method) else {
+                return false;
+            };
+            let first = e.ir.list(params).first().copied();
+            e.ir.parent(method)
+                .is_some_and(|class| matches!(e.ir.kind(class), Kind::Class { .. }))
+                && first.is_some()
+                && !super::class_uses::receives_the_class(e, method)
+        }),
+        [_, second] => is_an_instance(e, *second),
+        _ => false,
+    }
 }
 
 /// Whether the class body binds `name` to a method whose first parameter is an instance (a

@@ -309,7 +309,8 @@ print(logging.Formatter("{levelname} {msg.name}", style="{").format(record))
 on_every_backend! {
     /// The index arrays scipy's native kernels trust reach the snippet read-only, however it
     /// takes them (attribute, `getattr`, a tuple of coordinates) and whatever it then writes
-    /// with (item store, `out=`, `copyto`, the writeable flag), while scipy's own updates in
+    /// with (item store, `out=`, `copyto`, the writeable flag), and are never replaced (nor a
+    /// matrix's `data` but by an array of its shape), while scipy's own updates in
     /// place (summing duplicates, sorting, adding points) and the compiled interpolators that
     /// read them still work.
     async fn native_index_arrays_reach_the_snippet_read_only(backend) {
@@ -337,10 +338,19 @@ attempt("simplices", lambda: tri.simplices.__setitem__(slice(None), 4096))
 print("linear", LinearNDInterpolator(tri, np.arange(5.0))([[0.25, 0.25]]).round(3).tolist())
 tri.add_points([[0.8, 0.2]])
 print("added", len(tri.simplices), tri.find_simplex([[0.1, 0.1]]).tolist())
+attempt("simplices replaced", lambda: setattr(tri, "simplices", np.zeros((1, 3), dtype=np.int32)))
+from scipy.interpolate import make_interp_spline
+spline = make_interp_spline(np.arange(6.0), np.arange(6.0) ** 2)
+attempt("degree", lambda: setattr(spline, "k", 40))
 c = sparse.csr_matrix((np.array([1.0, 0, 2, 3]), np.array([1, 0, 1, 0]), np.array([0, 2, 4])), shape=(2, 2))
 c.sum_duplicates()
 c.eliminate_zeros()
 print("csr", c.toarray().tolist(), c.indices.tolist())
+attempt("short data", lambda: setattr(c, "data", np.ones(1)))
+attempt("indices", lambda: setattr(c, "indices", np.zeros(3, dtype=np.int32)))
+attempt("row", lambda: setattr(m, "row", np.zeros(4, dtype=np.int32)))
+c.data = c.data * 2
+print("scaled", c.toarray().tolist())
 from matplotlib.tri import Triangulation, LinearTriInterpolator
 t = Triangulation([0.0, 1.0, 0.0, 1.0], [0.0, 0.0, 1.0, 1.0])
 attempt("triangles", lambda: t.triangles.__setitem__(slice(None), 4096))
@@ -350,7 +360,7 @@ print("tri", round(float(LinearTriInterpolator(t, np.arange(4.0))(0.8, 0.8)), 3)
         let e = run(backend, &tight_limits(), Language::Python, code, &[]).await;
         assert_eq!(
             e.stdout.trim(),
-            "col refused\ncoords refused\ngetattr refused\nout refused\ncopyto refused\nflag refused\ncoo [1.0, 1.0, 1.0, 1.0]\nsimplices refused\nlinear [1.75]\nadded 6 [3]\ncsr [[0.0, 1.0], [3.0, 2.0]] [1, 0, 1]\ntriangles refused\ntri 2.4 [[0, 1, 3]]",
+            "col refused\ncoords refused\ngetattr refused\nout refused\ncopyto refused\nflag refused\ncoo [1.0, 1.0, 1.0, 1.0]\nsimplices refused\nlinear [1.75]\nadded 6 [3]\nsimplices replaced refused\ndegree refused\ncsr [[0.0, 1.0], [3.0, 2.0]] [1, 0, 1]\nshort data refused\nindices refused\nrow refused\nscaled [[0.0, 2.0], [6.0, 4.0]]\ntriangles refused\ntri 2.4 [[0, 1, 3]]",
             "{e:?}"
         );
     }

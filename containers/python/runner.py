@@ -1040,6 +1040,78 @@ def _read_only(value, numpy):
     return value
 
 
+def _framed(method):
+    """A compiled library's method, given a frame here: compiled code has none of its own, so
+    what it sets on its objects would look set by the code that called it."""
+    def _in_compiled_library(*args, **kwargs):
+        return method(*args, **kwargs)
+    return _in_compiled_library
+
+
+_IN_COMPILED_LIBRARY = _framed(None).__code__
+# What a compiled class's own machinery and the guards above define, left as they are.
+_UNFRAMED = frozenset({"__new__", "__init_subclass__", "__setattr__", "__getattribute__",
+                       "__class_getitem__"})
+
+
+def _frame_compiled_methods(cls):
+    """Each method a compiled module's class defines runs inside a frame of `_framed`, so that
+    `_checked_replacements` tells its stores from the snippet's."""
+    for name, value in list(cls.__dict__.items()):
+        if (name in _UNFRAMED or isinstance(value, (type, staticmethod, classmethod, property))
+                or not callable(value) or type(value) is _FunctionType):
+            continue
+        try:
+            setattr(cls, name, _framed(value))
+        except (TypeError, AttributeError):
+            pass
+
+
+def _check_replacement(obj, key, value, numpy):
+    """What an object of a native-array class holds, replaced from outside its library: an
+    integer (a spline's degree) or integer arrays (indices) never, since the native code would
+    trust values nobody checked; another array (a sparse matrix's `data`) only by a numeric
+    array of the same shape, since the kernels read as many items as the indices say."""
+    try:
+        current = object.__getattribute__(obj, key)
+    except AttributeError:
+        return
+    arrays = current if isinstance(current, tuple) else (current,)
+    if (isinstance(current, (int, numpy.integer)) and not isinstance(current, bool)
+            or any(isinstance(a, numpy.ndarray) and a.dtype.kind in "iu" for a in arrays)):
+        raise ValueError("%s.%s is what its native code trusts: build a new object instead"
+                         % (type(obj).__name__, key))
+    if isinstance(current, numpy.ndarray) and not (
+            isinstance(value, numpy.ndarray) and value.shape == current.shape
+            and value.dtype.kind in "biufc"):
+        raise ValueError("%s.%s may be replaced only by a numeric array of shape %r"
+                         % (type(obj).__name__, key, current.shape))
+
+
+def _checked_replacements(cls, numpy):
+    """`cls` (a class whose native code trusts what its objects hold) checks each public
+    attribute that code outside the installed libraries (the snippet's) replaces (see
+    `_check_replacement`), by plain assignment, `setattr` or a property; the libraries' own
+    code sets what it likes. Once per hierarchy: a subclass inherits the check unless it
+    defines its own `__setattr__`."""
+    original = cls.__setattr__
+    if getattr(original, "_checks_replacements", False):
+        return
+
+    def __setattr__(self, key, value):
+        caller = sys._getframe(1).f_code
+        if (key[:1] != "_" and caller is not _IN_COMPILED_LIBRARY
+                and not caller.co_filename.startswith(_installed_roots())):
+            _check_replacement(self, key, value, numpy)
+        original(self, key, value)
+
+    __setattr__._checks_replacements = True
+    try:
+        cls.__setattr__ = __setattr__
+    except TypeError:
+        pass  # a compiled class, whose attributes its own code checks
+
+
 def _index_arrays_read_only(*classes):
     """scipy's native kernels trust the index arrays its objects hold (a sparse matrix's
     coordinates, a triangulation's simplices and neighbours), as matplotlib's trust a
@@ -1047,7 +1119,8 @@ def _index_arrays_read_only(*classes):
     object checked them, they make the kernels read and write outside the arrays they index.
     Code outside the owning library (the snippet, and any other library's code, which could
     hand the array back) sees an object's public integer arrays as read-only views of the same
-    memory; the library's own code, which updates them in place, sees them as they are. (Its
+    memory (and may not replace them: see `_checked_replacements`); the library's own code,
+    which updates them in place, sees them as they are. (Its
     compiled code has no frame of its own: reached from a snippet, it reads views too, which is
     all it does with them.)"""
 
@@ -1103,13 +1176,20 @@ def _library_subclasses_only(module):
     instances are made or checked: a class of the snippet's own in its ancestry that defines
     `__init__`, `__new__` or a private check builds one the native code reads past the ends
     of. However the class is made (`class`, `type(...)`, a metaclass, `make_dataclass`,
-    `partial(type)`), each class of the module refuses it (see `_refuse_foreign_ancestry`).
+    `partial(type)`), each class of the module refuses it (see `_refuse_foreign_ancestry`), and
+    checks what code outside the library replaces on its objects (see `_checked_replacements`).
     Classes the installed libraries define are theirs to derive (scikit-learn derives scipy's
     `LinearOperator`); which other library's class may join an ancestry is the analyzer's
     judgement."""
+    numpy = sys.modules.get("numpy")
+    compiled = not (getattr(module, "__file__", None) or "").endswith(".py")
     for value in list(vars(module).values()):
         if isinstance(value, type) and value.__dict__.get("__module__") == module.__name__:
             _refuse_foreign_ancestry(value)
+            if numpy is not None:
+                if compiled:
+                    _frame_compiled_methods(value)
+                _checked_replacements(value, numpy)
 
 
 _INSTALLED = []  # the directories of installed modules (sys.path's, the work dir and /tmp aside)

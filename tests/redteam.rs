@@ -1455,3 +1455,49 @@ fn strict_denies_the_twenty_sixth_pass_classes() {
         "import pandas as pd\npd.DataFrame({'a': [1]}).to_csv('/tmp/out.csv')\nprint(pd.read_csv('FILE:/tmp/out.csv'))\n",
     ]);
 }
+
+/// The twenty-seventh pass took the snippet's class by looking `__class__` up by name
+/// (`getattr`, `attrgetter`, dotted), then made it a base next to a library class or called
+/// its method unbound on a library object. (Its other class, scipy objects changed after they
+/// were built, is refused at run time: `native_index_arrays_reach_the_snippet_read_only`.)
+#[test]
+fn strict_denies_the_twenty_seventh_pass_classes() {
+    const PEEK: &str = "import warnings, operator\nclass Peek:\n    _module = None\n    def grab(self):\n        return self._module\np = Peek()\n";
+    let python = after(
+        PEEK,
+        &[
+            "K = getattr(p, '__class__')\nprint(K.grab(warnings.catch_warnings()))\n",
+            "print(operator.attrgetter('__class__')(p).grab(warnings.catch_warnings()))\n",
+            "print(operator.attrgetter('__class__.grab')(p)(warnings.catch_warnings()))\n",
+            "Both = type('Both', (warnings.catch_warnings, getattr(p, '__class__')), {})\nprint(Both().grab())\n",
+            "w = warnings.catch_warnings()\nsetattr(w, '__class__', getattr(p, '__cla' + 'ss__'))\nprint(w.grab())\n",
+        ],
+    );
+    assert_strict_denies_each(&python, &[]);
+}
+
+/// The twenty-eighth pass gave keywords a rule judges by name through a `**` mapping whose
+/// keys are readable (`refcheck=False` to `resize`, which frees memory a view still reads;
+/// `usetex` to a text), through a function's `**kwargs`, or through an artist's `update`
+/// mapping and `set_usetex`.
+#[test]
+fn strict_denies_the_twenty_eighth_pass_classes() {
+    let python = after(
+        "import functools\nimport numpy as np\nimport matplotlib.pyplot as plt\na = np.zeros(4096)\nv = a[:]\n",
+        &[
+            "kw = {'ref' + 'check': False}\nfunctools.partial(a.resize, **kw)(10_000_000)\n",
+            "kw = {'refcheck': False}\nr = a.resize\nr(10_000_000, **kw)\n",
+            "kw = dict(refcheck=False)\nfunctools.partial(np.ndarray.resize, a, **kw)(10_000_000)\n",
+            "def grow(arr, n, **kw):\n    arr.resize(n, **kw)\ngrow(a, 10_000_000, refcheck=False)\n",
+            "kw = {'use' + 'tex': True}\nplt.text(0.5, 0.5, r'\\input{/etc/hostname}', **kw)\n",
+            "opts = {}\nopts['usetex'] = True\nplt.text(0, 0, 'x', **opts)\n",
+            "t = plt.text(0.5, 0.5, 'x')\nt.update({'use' + 'tex': True})\n",
+            "t = plt.text(0.5, 0.5, 'x')\nt.set_usetex(True)\n",
+            "t = plt.text(0.5, 0.5, 'x')\nplt.setp(t, 'usetex', True)\n",
+        ],
+    );
+    assert_strict_denies_each(&python, &[]);
+    assert_strict_allows_each(&[
+        "import matplotlib.pyplot as plt\ndef draw(x, **kw):\n    plt.plot(x, **kw)\ndraw([1, 2], color='red', lw=2)\nt = plt.text(0, 0, 'x')\nt.update({'color': 'blue'})\nplt.savefig('a.png')\n",
+    ]);
+}

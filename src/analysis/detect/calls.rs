@@ -263,7 +263,7 @@ fn runner(e: &Engine, name: &str) -> Option<Runner> {
 }
 
 /// The text arguments of a runner call that are present.
-fn code_args(e: &Engine, call: NodeId, runner: &Runner, args: &[NodeId]) -> Vec<NodeId> {
+fn code_args(e: &mut Engine, call: NodeId, runner: &Runner, args: &[NodeId]) -> Vec<NodeId> {
     runner
         .code
         .iter()

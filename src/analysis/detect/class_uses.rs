@@ -9,7 +9,7 @@
 //! `get_args(List[Peek])[0]`) the class is beyond the analysis, and no class keeps its
 //! private names.
 
-use super::own_members::{first_parameter_of, own_ancestry, receiver_class};
+use super::own_members::{ATTRGETTER, LOOKUPS, first_parameter_of, own_ancestry, receiver_class};
 use crate::analysis::engine::meaning::Value;
 use crate::analysis::engine::{Engine, Question};
 use crate::analysis::ir::{BinOp, Kind, NodeId};
@@ -175,7 +175,7 @@ fn reads_annotations(e: &mut Engine) -> bool {
             let (module, member) = n.rsplit_once('.').unwrap_or(("", n));
             matches!(module, "typing" | "typing_extensions") && member.starts_with("get_")
                 || matches!(module, "inspect" | "annotationlib")
-                || n == "dataclasses.fields"
+                || n == "dataclasses.fields" && reads_a_field_type(e)
                 || n.starts_with("functools.singledispatch")
         });
         if reads {
@@ -186,9 +186,29 @@ fn reads_annotations(e: &mut Engine) -> bool {
     reads
 }
 
+/// Whether the snippet may read a dataclass field's `type`: an attribute so named, or a
+/// lookup by a name that may be it (`fields(C)` alone gives names and defaults).
+fn reads_a_field_type(e: &mut Engine) -> bool {
+    (0..e.ir.nodes.len() as NodeId).any(|id| match e.ir.kind(id) {
+        Kind::Attr { name, .. } => e.name(name) == "type",
+        Kind::Arg { value, .. } => {
+            let lookup = e.ir.parent(id).is_some_and(|call| match e.ir.kind(call) {
+                Kind::Call { callee, .. } => e
+                    .names_of(callee)
+                    .iter()
+                    .any(|n| LOOKUPS.contains(&n.as_str())),
+                _ => false,
+            });
+            lookup && e.fold(value, 0).is_none_or(|t| t.contains("type"))
+        }
+        _ => false,
+    })
+}
+
 /// Whether every class of the snippet reached other than by its name stays in plain hands:
 /// the first parameter of a `classmethod`, `__init_subclass__`, `__class_getitem__` or
-/// `__new__`; the `__class__` cell; `type(x)` and `x.__class__`; and whether every class
+/// `__new__`; the `__class__` cell; `type(x)`, `x.__class__` and `__class__` looked up by
+/// name (see `looks_up_the_class`); and whether every class
 /// statement's bases are read (see `bases_are_readable`).
 fn classes_stay_named(e: &mut Engine) -> bool {
     let key = (0, Question::ClassesStayNamed);
@@ -223,6 +243,14 @@ fn classes_stay_named(e: &mut Engine) -> bool {
                 let arg = e.positional_args(id)[0];
                 receiver_class(e, e.ir.unparen(arg))
             }
+            Kind::Call { .. } => match looks_up_the_class(e, id) {
+                Some(true) => None,
+                Some(false) => {
+                    stays = false; // something of the class, taken by name
+                    break;
+                }
+                None => continue,
+            },
             _ => continue,
         };
         if !plain_use(e, id, class, 0) {
@@ -258,6 +286,50 @@ fn bases_are_readable(e: &mut Engine, class: NodeId) -> bool {
                 !m.held && matches!(m.value, Value::Local(_) | Value::Name(_) | Value::Module(_))
             })
     })
+}
+
+/// Whether a call reads `__class__` by a name given as text: `getattr(x, "__class__")`, or
+/// `attrgetter("__class__")(x)`. `Some(true)` when it gives the class itself, `Some(false)`
+/// when what it gives is reached through the class (`attrgetter("__class__.grab")`, several
+/// names at once).
+pub(super) fn looks_up_the_class(e: &mut Engine, call: NodeId) -> Option<bool> {
+    let Kind::Call { callee, .. } = e.ir.kind(call) else {
+        return None;
+    };
+    // `getattr(x, name)`, `inspect.getattr_static(x, name)`
+    let names = e.names_of(callee);
+    let texts: Vec<NodeId> = if names
+        .iter()
+        .any(|n| n != ATTRGETTER && LOOKUPS.contains(&n.as_str()))
+    {
+        e.positional_args(call)
+            .get(1)
+            .copied()
+            .into_iter()
+            .collect()
+    } else {
+        // `attrgetter("__class__")(x)`: the getter is made by the callee
+        let callee = e.ir.unparen(callee);
+        match e.ir.kind(callee) {
+            Kind::Call { callee: maker, .. }
+                if e.names_of(maker).iter().any(|n| n == ATTRGETTER) =>
+            {
+                e.positional_args(callee)
+            }
+            _ => return None,
+        }
+    };
+    let mut names_the_class = false;
+    for &text in &texts {
+        names_the_class |= e
+            .fold(text, 0)
+            .is_some_and(|t| t.split('.').any(|step| step == "__class__"));
+    }
+    if !names_the_class {
+        return None;
+    }
+    let exactly = texts.len() == 1 && e.fold(texts[0], 0).as_deref() == Some("__class__");
+    Some(exactly)
 }
 
 /// Whether a method's first parameter is a class rather than an instance: in a

@@ -25,7 +25,23 @@ const MAX_BASES: usize = 4;
 
 /// True when `object.name` is an attribute the snippet itself defines on its own object.
 pub fn is_own_member(e: &mut Engine, object: NodeId, name: &str) -> bool {
-    let object = e.ir.unparen(object);
+    let mut object = e.ir.unparen(object);
+    // `type(self)._count`, `self.__class__._count`: the receiver's class
+    match e.ir.kind(object) {
+        Kind::Call { callee, .. }
+            if e.positional_args(object).len() == 1
+                && e.names_of(callee).iter().any(|n| n == "type") =>
+        {
+            object = e.ir.unparen(e.positional_args(object)[0]);
+        }
+        Kind::Attr {
+            object: inner,
+            name,
+        } if e.name(name) == "__class__" => {
+            object = e.ir.unparen(inner);
+        }
+        _ => {}
+    }
     if !matches!(e.ir.kind(object), Kind::Name(_)) {
         return false;
     }
@@ -346,7 +362,10 @@ fn holds_of_class(e: &mut Engine, value: NodeId, class: NodeId, depth: usize) ->
 }
 
 /// Functions that take an attribute by the name given as text.
-const LOOKUPS: &[&str] = &["getattr", "operator.attrgetter", "inspect.getattr_static"];
+pub(super) const LOOKUPS: &[&str] = &["getattr", ATTRGETTER, "inspect.getattr_static"];
+
+/// The lookup that makes a getter of the name, called on the object later.
+pub(super) const ATTRGETTER: &str = "operator.attrgetter";
 
 /// Whether `id` is text naming one of the class's methods, given to a lookup by name
 /// (`getattr(Peek, "get")`, `attrgetter("get")(Peek)`): the method taken from the class.
@@ -374,7 +393,7 @@ fn named_for_a_lookup(e: &mut Engine, id: NodeId, body_scope: ScopeId) -> bool {
 }
 
 /// Whether an expression may be one of the snippet's classes rather than an instance: a
-/// name for one, `type(x)`, `x.__class__`, the `__class__` cell, a `classmethod`'s `cls`
+/// name for one, `type(x)`, `x.__class__` (or looked up by name), the `__class__` cell, a `classmethod`'s `cls`
 /// (see `receives_the_class`), or `super(...)` other than an instance's.
 fn may_be_own_class(e: &mut Engine, object: NodeId) -> bool {
     let object = e.ir.unparen(object);
@@ -386,6 +405,7 @@ fn may_be_own_class(e: &mut Engine, object: NodeId) -> bool {
             let names = e.names_of(callee);
             names.iter().any(|n| n == "type")
                 || names.iter().any(|n| n == "super") && !is_an_instances_super(e, object)
+                || super::class_uses::looks_up_the_class(e, object).is_some()
         }
         Kind::Attr { name, .. } => e.name(name) == "__class__",
         Kind::Name(sym) if e.name(sym) == "__class__" => true,

@@ -97,7 +97,7 @@ impl<'a> Engine<'a> {
 
     /// The calls of a function, when it is only ever called by its name (see the module
     /// documentation for what else must hold).
-    fn calls_by_name(&mut self, function: NodeId) -> Option<Rc<[NodeId]>> {
+    pub(super) fn calls_by_name(&mut self, function: NodeId) -> Option<Rc<[NodeId]>> {
         if let Some(known) = self.calls_of.get(&function) {
             return known.clone();
         }

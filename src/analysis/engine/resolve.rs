@@ -625,25 +625,130 @@ impl<'a> Engine<'a> {
     }
 
     /// The keyword argument `name=` of a call.
-    pub fn keyword_arg(&self, call: NodeId, name: &str) -> Option<NodeId> {
-        let Kind::Call { args, .. } = self.ir.kind(call) else {
+    pub fn keyword_arg(&mut self, call: NodeId, name: &str) -> Option<NodeId> {
+        self.keyword_arg_within(call, name, 0)
+    }
+
+    fn keyword_arg_within(&mut self, call: NodeId, name: &str, depth: usize) -> Option<NodeId> {
+        let ir = self.ir;
+        let Kind::Call { args, .. } = ir.kind(call) else {
             return None;
         };
-        self.ir
-            .list(args)
-            .iter()
-            .find_map(|&a| match self.ir.kind(a) {
+        let written = ir.list(args).iter().find_map(|&a| match ir.kind(a) {
+            Kind::Arg {
+                name: Some(n),
+                value,
+                ..
+            } if self.name(n) == name => Some(value),
+            _ => None,
+        });
+        written.or_else(|| {
+            ir.list(args).iter().find_map(|&a| match ir.kind(a) {
+                Kind::Arg {
+                    splat: Splat::Keywords,
+                    value,
+                    ..
+                } => self.splatted_keyword(value, name, depth),
+                _ => None,
+            })
+        })
+    }
+
+    /// The value a mapping (a `**` argument, or one given whole: `artist.update({...})`)
+    /// gives the key `name`.
+    pub fn mapping_value(&mut self, mapping: NodeId, name: &str) -> Option<NodeId> {
+        self.splatted_keyword(mapping, name, 0)
+    }
+
+    /// The value a `**` mapping gives the keyword `name`: a key written in a dict display or
+    /// `dict(...)`, stored under that key, or given by the callers of a function whose
+    /// `**kwargs` it is, when its calls are all seen. Mappings whose keys cannot be read are
+    /// denied as such (`keyword_splats`).
+    fn splatted_keyword(&mut self, mapping: NodeId, name: &str, depth: usize) -> Option<NodeId> {
+        const MAX_DEPTH: usize = 4;
+        let ir = self.ir;
+        let mapping = ir.unparen(mapping);
+        if depth > MAX_DEPTH {
+            return None; // a mapping passed on round a recursion: its keys are its callers'
+        }
+        match ir.kind(mapping) {
+            Kind::Collection { items, .. } => {
+                ir.list(items).iter().find_map(|&item| match ir.kind(item) {
+                    Kind::Pair { key, value } => {
+                        (self.fold(key, 0).as_deref() == Some(name)).then_some(value)
+                    }
+                    Kind::Spread(inner) => self.splatted_keyword(inner, name, depth + 1),
+                    _ => None,
+                })
+            }
+            // `dict(a=1, **other)`, `dict(other)`
+            Kind::Call { args, .. } => ir.list(args).iter().find_map(|&arg| match ir.kind(arg) {
                 Kind::Arg {
                     name: Some(n),
                     value,
                     ..
                 } if self.name(n) == name => Some(value),
+                Kind::Arg {
+                    name: None, value, ..
+                } => self.splatted_keyword(value, name, depth + 1),
                 _ => None,
-            })
+            }),
+            Kind::Name(sym) => {
+                // `kw["name"] = value` (anything else storing there: a value not read)
+                let stored = (0..ir.nodes.len() as NodeId).find_map(|id| match ir.kind(id) {
+                    Kind::Index { object, key }
+                        if matches!(ir.kind(ir.unparen(object)), Kind::Name(s) if s == sym)
+                            && super::rewrites::is_store_target(self, id)
+                            && self.fold(key, 0).as_deref() == Some(name) =>
+                    {
+                        match ir.parent(id).map(|p| ir.kind(p)) {
+                            Some(Kind::Assign { targets, value })
+                                if ir.list(targets).contains(&id) =>
+                            {
+                                Some(value)
+                            }
+                            _ => Some(id),
+                        }
+                    }
+                    _ => None,
+                });
+                if stored.is_some() {
+                    return stored;
+                }
+                let lookup = self.scopes.lookup(
+                    sym,
+                    self.scopes.scope_of(mapping),
+                    self.dialect.declaring(),
+                );
+                let scope = *lookup.scopes.first()?;
+                for bind in self.binds_of(scope, sym) {
+                    let construct = super::scopes::binding_construct(ir, bind)?;
+                    let found = match ir.kind(construct) {
+                        Kind::Assign { value, .. } => self.splatted_keyword(value, name, depth + 1),
+                        // `def f(**kw)`: what its callers give it
+                        Kind::Param { .. }
+                            if self.source[ir.span(construct).0..].starts_with("**") =>
+                        {
+                            let function = ir.parent(construct)?;
+                            let calls = self.calls_by_name(function)?;
+                            calls
+                                .iter()
+                                .find_map(|&c| self.keyword_arg_within(c, name, depth + 1))
+                        }
+                        _ => None,
+                    };
+                    if found.is_some() {
+                        return found;
+                    }
+                }
+                None
+            }
+            _ => None,
+        }
     }
 
     /// The argument at `index`, or the keyword argument `name`.
-    pub fn arg(&self, call: NodeId, index: usize, name: &str) -> Option<NodeId> {
+    pub fn arg(&mut self, call: NodeId, index: usize, name: &str) -> Option<NodeId> {
         self.positional_args(call)
             .get(index)
             .copied()

@@ -220,7 +220,8 @@ fn report_call(e: &mut Engine, call: NodeId, callee: NodeId) {
             report_pandas_options(e, call);
         }
         if let Some(&(_, index, keyword)) = RC_WRITERS.iter().find(|(n, ..)| *n == name) {
-            report_rc_arguments(e, call, e.arg(call, index, keyword));
+            let given = e.arg(call, index, keyword);
+            report_rc_arguments(e, call, given);
         }
         if GROUP_WRITERS.contains(&name) {
             report_group_settings(e, call);
@@ -265,6 +266,13 @@ fn report_call(e: &mut Engine, call: NodeId, callee: NodeId) {
     }
     report_backend_keyword(e, call, &names, &method);
     if let Some(value) = e.keyword_arg(call, USETEX_KEYWORD) {
+        report_program(e, call, Some(value));
+    }
+    // `artist.update({"usetex": True})`: the setter the key names
+    if method == "update"
+        && let Some(&mapping) = e.positional_args(call).first()
+        && let Some(value) = e.mapping_value(mapping, USETEX_KEYWORD)
+    {
         report_program(e, call, Some(value));
     }
     if SAVE_METHODS.contains(&method.as_str()) {

@@ -232,6 +232,10 @@ pub const CAPABILITY_ATTRIBUTES: &[&str] = &[
     // class attribute of the survey's library classes that holds a module, reached on
     // instances the analyzer does not type
     "parser",
+    // matplotlib runs LaTeX on a text so marked (reading any file it names with `\input`);
+    // the keyword and the setting are judged where they are written, the setter here, so
+    // that `setp(t, "usetex", ...)` and `t.update({"usetex": ...})` reach it too
+    "set_usetex",
 ];
 
 /// Functions (or whole modules) that load code from a file, a spec built at run time or a

@@ -1458,8 +1458,9 @@ fn strict_denies_the_twenty_sixth_pass_classes() {
 
 /// The twenty-seventh pass took the snippet's class by looking `__class__` up by name
 /// (`getattr`, `attrgetter`, dotted), then made it a base next to a library class or called
-/// its method unbound on a library object. (Its other class, scipy objects changed after they
-/// were built, is refused at run time: `native_index_arrays_reach_the_snippet_read_only`.)
+/// its method unbound on a library object, and reached a Node stream's native `_handle`
+/// through a container. (Its other class, scipy objects changed after they were built, is
+/// refused at run time: `native_index_arrays_reach_the_snippet_read_only`.)
 #[test]
 fn strict_denies_the_twenty_seventh_pass_classes() {
     const PEEK: &str = "import warnings, operator\nclass Peek:\n    _module = None\n    def grab(self):\n        return self._module\np = Peek()\n";
@@ -1473,7 +1474,13 @@ fn strict_denies_the_twenty_seventh_pass_classes() {
             "w = warnings.catch_warnings()\nsetattr(w, '__class__', getattr(p, '__cla' + 'ss__'))\nprint(w.grab())\n",
         ],
     );
-    assert_strict_denies_each(&python, &[]);
+    assert_strict_denies_each(
+        &python,
+        &[
+            "const zlib = require('zlib');\nconst kept = [zlib.createDeflate()];\nconsole.log(kept[0]._handle);\n",
+            "const { _handle } = process.stdout;\nconsole.log(_handle);\n",
+        ],
+    );
 }
 
 /// The twenty-eighth pass gave keywords a rule judges by name through a `**` mapping whose

@@ -1508,3 +1508,40 @@ fn strict_denies_the_twenty_eighth_pass_classes() {
         "import matplotlib.pyplot as plt\ndef draw(x, **kw):\n    plt.plot(x, **kw)\ndraw([1, 2], color='red', lw=2)\nt = plt.text(0, 0, 'x')\nt.update({'color': 'blue'})\nplt.savefig('a.png')\n",
     ]);
 }
+
+/// The twenty-ninth pass gave `refcheck` twice, so that the value Python keeps (the last) was
+/// not the one the analyzer read (a key written twice, stored twice, a mapping rebound or
+/// spread over, callers giving different values); took the snippet's exception class back
+/// whole from `sys.exc_info()`; and derived from a native-array class with a property or a
+/// class attribute answering for its arrays.
+#[test]
+fn strict_denies_the_twenty_ninth_pass_classes() {
+    let mut python = after(
+        "import numpy as np\na = np.zeros(4096)\nv = a[:]\n",
+        &[
+            "a.resize(10_000_000, **{'refcheck': True, 'refcheck': False})\n",
+            "kw = {}\nkw['refcheck'] = False\nkw['refcheck'] = True\na.resize(10_000_000, **kw)\n",
+            "kw = {'refcheck': True}\nkw = {'refcheck': False}\na.resize(10_000_000, **kw)\n",
+            "a.resize(10_000_000, **{'refcheck': True, **{'refcheck': False}})\n",
+            "def grow(n, **kw):\n    a.resize(n, **kw)\ngrow(1, refcheck=True)\ngrow(10_000_000, refcheck=False)\n",
+        ],
+    );
+    python.extend(after(
+        "import sys, warnings\nclass Peek(Exception):\n    _module = None\n    def grab(self):\n        return self._module\n",
+        &[
+            "try:\n    raise Peek()\nexcept Peek:\n    K = sys.exc_info()[0]\nprint(K.grab(warnings.catch_warnings()))\n",
+            "try:\n    raise Peek()\nexcept Peek:\n    Both = type('Both', (warnings.catch_warnings, sys.exc_info()[0]), {})\nprint(Both().grab())\n",
+        ],
+    ));
+    python.extend(after(
+        "import numpy as np\nimport scipy.sparse as sp\nfrom matplotlib.tri import Triangulation\n",
+        &[
+            "class Sparse(sp.csr_matrix):\n    @property\n    def data(self):\n        return np.ones(1)\n    @data.setter\n    def data(self, value):\n        pass\nprint(Sparse(np.ones((64, 64))) @ np.ones(64))\n",
+            "class Tri(Triangulation):\n    triangles = np.array([[0, 1, 4096]])\nprint(Tri([0.0, 1.0, 0.0], [0.0, 0.0, 1.0]))\n",
+        ],
+    ));
+    assert_strict_denies_each(&python, &[]);
+    assert_strict_allows_each(&[
+        "import numpy as np\nimport scipy.sparse as sp\nclass Scaled(sp.csr_matrix):\n    def total(self):\n        return float(self.sum())\nm = Scaled(np.eye(3))\nm.data = m.data * 2\nprint(m.total())\n",
+    ]);
+}

@@ -370,7 +370,8 @@ on_every_backend! {
     /// A class deriving from a native-array class, however it is made (`type()` with bases
     /// built at run time, a metaclass, `partial(type)`, `make_dataclass`, which writes
     /// `__init__` after the class exists), may not have a class of the snippet's own in its
-    /// ancestry that replaces how instances are made; one that only adds public methods, and
+    /// ancestry that replaces how instances are made or answers for their arrays (a property,
+    /// a class attribute); one that only adds public methods, and
     /// the libraries' own subclasses, still work. Type text evaluated by `typing` or
     /// `inspect` may only name types.
     async fn native_array_classes_and_type_text_refuse_what_the_snippet_made(backend) {
@@ -394,6 +395,9 @@ attempt("meta", lambda: abc.ABCMeta("Quick", bases[:], {}))
 attempt("partial", lambda: functools.partial(type, "Quick")(bases, {}))
 fields = [("t", object), ("c", object), ("k", int), ("extrapolate", bool, True), ("axis", int, 0)]
 attempt("dataclass", lambda: dataclasses.make_dataclass("Quick", fields, bases=(BSpline,)))
+shadow = {"c": property(lambda self: np.zeros(1))}
+attempt("property", lambda: type("Quick", (BSpline,), shadow))
+attempt("class attribute", lambda: type("Quick", (BSpline,), {"k": 40}))
 class Named(BSpline):
     def area(self):
         return round(float(self.integrate(0, 1)), 3)
@@ -413,7 +417,7 @@ print("hints", sorted(typing.get_type_hints(f)), sorted(inspect.get_annotations(
         let e = run(backend, &tight_limits(), Language::Python, code, &[]).await;
         assert_eq!(
             e.stdout.trim(),
-            "type refused\nmeta refused\npartial refused\ndataclass refused\nnamed 0.333 (4, 4)\nnamedtuple refused\ngeneric refused\nhints ['a', 'b'] ['a', 'b']",
+            "type refused\nmeta refused\npartial refused\ndataclass refused\nproperty refused\nclass attribute refused\nnamed 0.333 (4, 4)\nnamedtuple refused\ngeneric refused\nhints ['a', 'b'] ['a', 'b']",
             "{e:?}"
         );
     }

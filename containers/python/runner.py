@@ -1270,14 +1270,19 @@ def _check_ancestry(sub, cls):
             settled = settled and _held_by_its_module(ancestor)
             continue
         settled = False
-        for name in ancestor.__dict__:
-            if name[:1] == "_" and name not in _PLAIN_CLASS_NAMES:
-                raise TypeError(
-                    "%s, a subclass of %s.%s, has %s.%s in its ancestry, which defines %r: "
-                    "its native code trusts the arrays that making and checking an instance "
-                    "ensures; use the class itself, held in a class of your own"
-                    % (sub.__qualname__, cls.__module__, cls.__qualname__,
-                       ancestor.__module__, ancestor.__qualname__, name))
+        for name, value in ancestor.__dict__.items():
+            # a private or special name replaces how instances are made or checked; anything
+            # but a plain method (a property, a class attribute) answers for the arrays the
+            # native code reads, found before the instance's own
+            if name in _PLAIN_CLASS_NAMES or name[:1] != "_" and type(value) is _FunctionType:
+                continue
+            raise TypeError(
+                "%s, a subclass of %s.%s, has %s.%s in its ancestry, which defines %r: "
+                "its native code trusts the arrays that making and checking an instance "
+                "ensures, so a class of your own may add plain methods only; use the class "
+                "itself, held in a class of your own"
+                % (sub.__qualname__, cls.__module__, cls.__qualname__,
+                   ancestor.__module__, ancestor.__qualname__, name))
     if settled:
         _LIBRARY_ANCESTRIES.add(sub)
 

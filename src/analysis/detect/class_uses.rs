@@ -205,10 +205,15 @@ fn reads_a_field_type(e: &mut Engine) -> bool {
     })
 }
 
+/// Members that hand out a class no expression names: the type of the exception being
+/// handled (`sys.exc_info()[0]`, and the interpreter's record of the last one).
+const CLASS_GIVERS: &[&str] = &["sys.exc_info", "sys.last_type", "sys.last_exc"];
+
 /// Whether every class of the snippet reached other than by its name stays in plain hands:
 /// the first parameter of a `classmethod`, `__init_subclass__`, `__class_getitem__` or
 /// `__new__`; the `__class__` cell; `type(x)`, `x.__class__` and `__class__` looked up by
-/// name (see `looks_up_the_class`); and whether every class
+/// name (see `looks_up_the_class`); no exception's class taken whole (`CLASS_GIVERS`); and
+/// whether every class
 /// statement's bases are read (see `bases_are_readable`).
 fn classes_stay_named(e: &mut Engine) -> bool {
     let key = (0, Question::ClassesStayNamed);
@@ -219,6 +224,15 @@ fn classes_stay_named(e: &mut Engine) -> bool {
     e.verdicts.insert(key, true);
     let mut stays = true;
     for id in 0..e.ir.nodes.len() as NodeId {
+        // the class of the exception being handled, whichever was raised
+        if matches!(e.ir.kind(id), Kind::Attr { .. })
+            && e.names_of(id)
+                .iter()
+                .any(|n| CLASS_GIVERS.contains(&n.as_str()))
+        {
+            stays = false;
+            break;
+        }
         let class = match e.ir.kind(id) {
             Kind::Class { .. } if !bases_are_readable(e, id) => {
                 stays = false;

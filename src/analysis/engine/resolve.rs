@@ -642,108 +642,144 @@ impl<'a> Engine<'a> {
             } if self.name(n) == name => Some(value),
             _ => None,
         });
-        written.or_else(|| {
-            ir.list(args).iter().find_map(|&a| match ir.kind(a) {
-                Kind::Arg {
-                    splat: Splat::Keywords,
-                    value,
-                    ..
-                } => self.splatted_keyword(value, name, depth),
-                _ => None,
-            })
-        })
+        if written.is_some() {
+            return written; // Python refuses the same keyword twice in one call
+        }
+        let mut found = Vec::new();
+        for &a in ir.list(args) {
+            if let Kind::Arg {
+                splat: Splat::Keywords,
+                value,
+                ..
+            } = ir.kind(a)
+            {
+                self.splatted_keyword(value, name, depth, &mut found);
+            }
+        }
+        Self::one_value(found)
+    }
+
+    /// The one value found, or, when several may be the one given (a key written twice, a
+    /// mapping rebound, callers giving different values), the first place the keyword may be
+    /// given from: a value the analysis does not read, which each rule judges as unknown.
+    fn one_value(found: Vec<(NodeId, NodeId)>) -> Option<NodeId> {
+        match found.as_slice() {
+            [] => None,
+            [(value, _)] => Some(*value),
+            [(_, from), ..] => Some(*from),
+        }
     }
 
     /// The value a mapping (a `**` argument, or one given whole: `artist.update({...})`)
     /// gives the key `name`.
     pub fn mapping_value(&mut self, mapping: NodeId, name: &str) -> Option<NodeId> {
-        self.splatted_keyword(mapping, name, 0)
+        let mut found = Vec::new();
+        self.splatted_keyword(mapping, name, 0, &mut found);
+        Self::one_value(found)
     }
 
-    /// The value a `**` mapping gives the keyword `name`: a key written in a dict display or
-    /// `dict(...)`, stored under that key, or given by the callers of a function whose
-    /// `**kwargs` it is, when its calls are all seen. Mappings whose keys cannot be read are
-    /// denied as such (`keyword_splats`).
-    fn splatted_keyword(&mut self, mapping: NodeId, name: &str, depth: usize) -> Option<NodeId> {
+    /// Every value a `**` mapping may give the keyword `name`, each with the mapping it is
+    /// given from: a key written in a dict display or `dict(...)`, stored under that key, or
+    /// given by the callers of a function whose `**kwargs` it is, when its calls are all seen.
+    /// Mappings whose keys cannot be read are denied as such (`keyword_splats`).
+    fn splatted_keyword(
+        &mut self,
+        mapping: NodeId,
+        name: &str,
+        depth: usize,
+        found: &mut Vec<(NodeId, NodeId)>,
+    ) {
         const MAX_DEPTH: usize = 4;
         let ir = self.ir;
         let mapping = ir.unparen(mapping);
         if depth > MAX_DEPTH {
-            return None; // a mapping passed on round a recursion: its keys are its callers'
+            return; // a mapping passed on round a recursion: its keys are its callers'
         }
         match ir.kind(mapping) {
             Kind::Collection { items, .. } => {
-                ir.list(items).iter().find_map(|&item| match ir.kind(item) {
-                    Kind::Pair { key, value } => {
-                        (self.fold(key, 0).as_deref() == Some(name)).then_some(value)
+                for &item in ir.list(items) {
+                    match ir.kind(item) {
+                        Kind::Pair { key, value } if self.fold(key, 0).as_deref() == Some(name) => {
+                            found.push((value, mapping));
+                        }
+                        Kind::Spread(inner) => self.splatted_keyword(inner, name, depth + 1, found),
+                        _ => {}
                     }
-                    Kind::Spread(inner) => self.splatted_keyword(inner, name, depth + 1),
-                    _ => None,
-                })
+                }
             }
             // `dict(a=1, **other)`, `dict(other)`
-            Kind::Call { args, .. } => ir.list(args).iter().find_map(|&arg| match ir.kind(arg) {
-                Kind::Arg {
-                    name: Some(n),
-                    value,
-                    ..
-                } if self.name(n) == name => Some(value),
-                Kind::Arg {
-                    name: None, value, ..
-                } => self.splatted_keyword(value, name, depth + 1),
-                _ => None,
-            }),
+            Kind::Call { args, .. } => {
+                for &arg in ir.list(args) {
+                    match ir.kind(arg) {
+                        Kind::Arg {
+                            name: Some(n),
+                            value,
+                            ..
+                        } if self.name(n) == name => found.push((value, mapping)),
+                        Kind::Arg {
+                            name: None, value, ..
+                        } => self.splatted_keyword(value, name, depth + 1, found),
+                        _ => {}
+                    }
+                }
+            }
             Kind::Name(sym) => {
                 // `kw["name"] = value` (anything else storing there: a value not read)
-                let stored = (0..ir.nodes.len() as NodeId).find_map(|id| match ir.kind(id) {
-                    Kind::Index { object, key }
-                        if matches!(ir.kind(ir.unparen(object)), Kind::Name(s) if s == sym)
-                            && super::rewrites::is_store_target(self, id)
-                            && self.fold(key, 0).as_deref() == Some(name) =>
+                for id in 0..ir.nodes.len() as NodeId {
+                    if let Kind::Index { object, key } = ir.kind(id)
+                        && matches!(ir.kind(ir.unparen(object)), Kind::Name(s) if s == sym)
+                        && super::rewrites::is_store_target(self, id)
+                        && self.fold(key, 0).as_deref() == Some(name)
                     {
-                        match ir.parent(id).map(|p| ir.kind(p)) {
+                        let value = match ir.parent(id).map(|p| ir.kind(p)) {
                             Some(Kind::Assign { targets, value })
                                 if ir.list(targets).contains(&id) =>
                             {
-                                Some(value)
+                                value
                             }
-                            _ => Some(id),
-                        }
+                            _ => id,
+                        };
+                        found.push((value, mapping));
                     }
-                    _ => None,
-                });
-                if stored.is_some() {
-                    return stored;
                 }
                 let lookup = self.scopes.lookup(
                     sym,
                     self.scopes.scope_of(mapping),
                     self.dialect.declaring(),
                 );
-                let scope = *lookup.scopes.first()?;
+                let Some(&scope) = lookup.scopes.first() else {
+                    return;
+                };
                 for bind in self.binds_of(scope, sym) {
-                    let construct = super::scopes::binding_construct(ir, bind)?;
-                    let found = match ir.kind(construct) {
-                        Kind::Assign { value, .. } => self.splatted_keyword(value, name, depth + 1),
+                    let Some(construct) = super::scopes::binding_construct(ir, bind) else {
+                        continue;
+                    };
+                    match ir.kind(construct) {
+                        Kind::Assign { value, .. } => {
+                            self.splatted_keyword(value, name, depth + 1, found);
+                        }
                         // `def f(**kw)`: what its callers give it
                         Kind::Param { .. }
                             if self.source[ir.span(construct).0..].starts_with("**") =>
                         {
-                            let function = ir.parent(construct)?;
-                            let calls = self.calls_by_name(function)?;
-                            calls
-                                .iter()
-                                .find_map(|&c| self.keyword_arg_within(c, name, depth + 1))
+                            let Some(function) = ir.parent(construct) else {
+                                continue;
+                            };
+                            let Some(calls) = self.calls_by_name(function) else {
+                                continue;
+                            };
+                            for &call in calls.iter() {
+                                if let Some(value) = self.keyword_arg_within(call, name, depth + 1)
+                                {
+                                    found.push((value, mapping));
+                                }
+                            }
                         }
-                        _ => None,
-                    };
-                    if found.is_some() {
-                        return found;
+                        _ => {}
                     }
                 }
-                None
             }
-            _ => None,
+            _ => {}
         }
     }
 

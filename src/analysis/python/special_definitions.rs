@@ -323,7 +323,8 @@ fn report_foreign_bases(e: &mut Engine, class: NodeId, heads: &[NodeId], base: &
 }
 
 /// A class deriving from `base`: every class of the snippet's own in its ancestry may define
-/// no private or special names, nor be made by a decorator or a keyword (`@dataclass` writes an
+/// no private or special names and no public one but as a plain method (see
+/// `report_shadowing_name`), nor be made by a decorator or a keyword (`@dataclass` writes an
 /// `__init__`, a metaclass anything), nor derive from another library's class.
 fn report_own_ancestry(e: &mut Engine, class: NodeId, own: &[NodeId], base: &str) {
     for &ancestor in own {
@@ -331,9 +332,16 @@ fn report_own_ancestry(e: &mut Engine, class: NodeId, own: &[NodeId], base: &str
             continue;
         };
         for &statement in e.ir.list(body).to_vec().iter() {
+            let plain_method = matches!(e.ir.kind(statement),
+                Kind::Function { decorators, .. } if e.ir.list(decorators).is_empty());
             for name in defined_names(e, statement) {
                 if let Kind::Bind(sym) | Kind::Name(sym) = e.ir.kind(name) {
-                    report_replaced_check(e, name, base, e.name(sym));
+                    let text = e.name(sym);
+                    if text.starts_with('_') {
+                        report_replaced_check(e, name, base, text);
+                    } else if !plain_method {
+                        report_shadowing_name(e, name, base, text);
+                    }
                 }
             }
         }
@@ -354,6 +362,19 @@ fn report_own_ancestry(e: &mut Engine, class: NodeId, own: &[NodeId], base: &str
         }
         report_foreign_bases(e, class, e.ir.list(heads), base);
     }
+}
+
+/// `name`, a public name a subclass of `base` binds to anything but a plain method (a
+/// property, a class attribute): found on the class before the instance's own attributes,
+/// it answers for the arrays the native code reads (`data`, `triangles`).
+fn report_shadowing_name(e: &mut Engine, id: NodeId, base: &str, name: &str) {
+    e.dynamic(
+        id,
+        DynamicKind::Introspection,
+        format!(
+            "a subclass of {base} defines `{name}` other than as a plain method: it may answer              for the arrays its native code reads; add plain methods only, or hold the class              in a class of your own"
+        ),
+    );
 }
 
 /// `name`, defined by a subclass of `base`: a private or special one replaces how instances

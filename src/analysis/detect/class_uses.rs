@@ -9,7 +9,9 @@
 //! `get_args(List[Peek])[0]`) the class is beyond the analysis, and no class keeps its
 //! private names.
 
-use super::own_members::{ATTRGETTER, LOOKUPS, first_parameter_of, own_ancestry, receiver_class};
+use super::own_members::{
+    ATTRGETTER, LOOKUPS, first_parameter_of, is_raised_kind, own_ancestry, receiver_class,
+};
 use crate::analysis::engine::meaning::Value;
 use crate::analysis::engine::{Engine, Question};
 use crate::analysis::ir::{BinOp, Kind, NodeId};
@@ -131,6 +133,7 @@ fn plain_use(e: &mut Engine, id: NodeId, class: Option<NodeId>, depth: usize) ->
         Kind::Arg { name: None, .. } => e.ir.parent(parent).is_some_and(|subclass| {
             matches!(e.ir.kind(subclass), Kind::Class { .. })
                 && own_ancestry(e, subclass, 0)
+                && !is_raised_kind(e, subclass, 0)
                 && stays_plain(e, subclass, depth + 1)
         }),
         _ => false,
@@ -205,15 +208,11 @@ fn reads_a_field_type(e: &mut Engine) -> bool {
     })
 }
 
-/// Members that hand out a class no expression names: the type of the exception being
-/// handled (`sys.exc_info()[0]`, and the interpreter's record of the last one).
-const CLASS_GIVERS: &[&str] = &["sys.exc_info", "sys.last_type", "sys.last_exc"];
-
 /// Whether every class of the snippet reached other than by its name stays in plain hands:
 /// the first parameter of a `classmethod`, `__init_subclass__`, `__class_getitem__` or
 /// `__new__`; the `__class__` cell; `type(x)`, `x.__class__` and `__class__` looked up by
-/// name (see `looks_up_the_class`); no exception's class taken whole (`CLASS_GIVERS`); and
-/// whether every class
+/// name (see `looks_up_the_class`); and whether every class statement's or class-making
+/// call's
 /// statement's bases are read (see `bases_are_readable`).
 fn classes_stay_named(e: &mut Engine) -> bool {
     let key = (0, Question::ClassesStayNamed);
@@ -224,17 +223,12 @@ fn classes_stay_named(e: &mut Engine) -> bool {
     e.verdicts.insert(key, true);
     let mut stays = true;
     for id in 0..e.ir.nodes.len() as NodeId {
-        // the class of the exception being handled, whichever was raised
-        if matches!(e.ir.kind(id), Kind::Attr { .. })
-            && e.names_of(id)
-                .iter()
-                .any(|n| CLASS_GIVERS.contains(&n.as_str()))
-        {
-            stays = false;
-            break;
-        }
         let class = match e.ir.kind(id) {
             Kind::Class { .. } if !bases_are_readable(e, id) => {
+                stays = false;
+                break;
+            }
+            Kind::Call { .. } if !made_class_bases_are_readable(e, id) => {
                 stays = false;
                 break;
             }
@@ -290,16 +284,70 @@ fn bases_are_readable(e: &mut Engine, class: NodeId) -> bool {
         else {
             return true; // a decorator, or a keyword
         };
-        let base = match e.ir.kind(e.ir.unparen(value)) {
-            Kind::Index { object, .. } => object, // `Generic[T]`
-            _ => value,
-        };
-        let meanings = e.resolve(base, 0).to_vec();
-        !meanings.is_empty()
-            && meanings.iter().all(|m| {
-                !m.held && matches!(m.value, Value::Local(_) | Value::Name(_) | Value::Module(_))
-            })
+        base_is_readable(e, value)
     })
+}
+
+/// Calls that make a class from a tuple of bases, and where the bases are given.
+const CLASS_MAKERS: &[(&str, usize, &str)] = &[
+    ("type", 1, "bases"),
+    ("abc.ABCMeta", 1, "bases"),
+    ("types.new_class", 1, "bases"),
+    ("dataclasses.make_dataclass", usize::MAX, "bases"),
+];
+
+/// Whether a call that makes a class (`type(name, bases, ns)`, a metaclass, `make_dataclass`)
+/// is given bases written out, each read as for a class statement; true for other calls.
+fn made_class_bases_are_readable(e: &mut Engine, call: NodeId) -> bool {
+    let Kind::Call { callee, .. } = e.ir.kind(call) else {
+        return true;
+    };
+    let names = e.names_of(callee);
+    let own_metaclass = e
+        .resolve(callee, 0)
+        .to_vec()
+        .into_iter()
+        .any(|m| matches!(m.value, Value::Local(c) if is_a_metaclass(e, c, 0)));
+    let maker = CLASS_MAKERS
+        .iter()
+        .find(|(n, ..)| names.iter().any(|name| name == n))
+        .map(|&(_, at, keyword)| (at, keyword))
+        .or(own_metaclass.then_some((1, "bases")));
+    let Some((at, keyword)) = maker else {
+        return true;
+    };
+    if names.iter().any(|n| n == "type") && e.positional_args(call).len() < 3 {
+        return true; // `type(x)`: the class of `x`, judged elsewhere
+    }
+    if e.splatted(call) {
+        return false;
+    }
+    let Some(bases) = e.arg(call, at, keyword) else {
+        return true;
+    };
+    match e.ir.kind(e.ir.unparen(bases)) {
+        Kind::Collection { items, .. } => {
+            e.ir.list(items)
+                .to_vec()
+                .into_iter()
+                .all(|base| base_is_readable(e, base))
+        }
+        _ => false,
+    }
+}
+
+/// Whether a base is one of the snippet's classes, or a library's by name (or a generic of
+/// one: `Generic[T]`).
+fn base_is_readable(e: &mut Engine, value: NodeId) -> bool {
+    let base = match e.ir.kind(e.ir.unparen(value)) {
+        Kind::Index { object, .. } => object,
+        _ => value,
+    };
+    let meanings = e.resolve(base, 0).to_vec();
+    !meanings.is_empty()
+        && meanings.iter().all(|m| {
+            !m.held && matches!(m.value, Value::Local(_) | Value::Name(_) | Value::Module(_))
+        })
 }
 
 /// Whether a call reads `__class__` by a name given as text: `getattr(x, "__class__")`, or

@@ -62,14 +62,16 @@ pub fn is_own_member(e: &mut Engine, object: NodeId, name: &str) -> bool {
 }
 
 /// Whether what the class's objects hold and do is the snippet's own: its ancestry is plain
-/// (see `own_ancestry`), and the class stays where the analysis sees it (see `class_uses`).
+/// (see `own_ancestry`), it is no exception or warning (see `is_raised_kind`), and it stays
+/// where the analysis sees it (see `class_uses`).
 pub fn keeps_its_own_members(e: &mut Engine, class: NodeId) -> bool {
     let key = (class, Question::KeepsItsOwnMembers);
     if let Some(&known) = e.verdicts.get(&key) {
         return known;
     }
-    let keeps =
-        own_ancestry(e, class, 0) && super::class_uses::class_stays_in_plain_hands(e, class);
+    let keeps = own_ancestry(e, class, 0)
+        && !is_raised_kind(e, class, 0)
+        && super::class_uses::class_stays_in_plain_hands(e, class);
     e.verdicts.insert(key, keeps);
     keeps
 }
@@ -85,6 +87,53 @@ const PLAIN_BASE_ROOTS: &[&str] = &[
     "collections.abc.",
     "sklearn.base.",
 ];
+
+/// Builtin exceptions and warnings that are not named `...Error`, `...Exception` or
+/// `...Warning`.
+const OTHER_RAISED_ROOTS: &[&str] = &[
+    "KeyboardInterrupt",
+    "SystemExit",
+    "GeneratorExit",
+    "StopIteration",
+    "StopAsyncIteration",
+    "BaseExceptionGroup",
+];
+
+/// Whether the class is an exception or a warning (a builtin one is in its ancestry): the
+/// interpreter and libraries hand such a class back whole wherever it is raised or warned
+/// (`sys.exc_info()[0]`, a warning record's `category`, `__exit__`'s first argument, a log
+/// record's `exc_info`), past every route the analysis follows, so it owns no private names,
+/// and neither do the classes of the snippet's it derives from.
+pub(super) fn is_raised_kind(e: &mut Engine, class: NodeId, depth: usize) -> bool {
+    let Kind::Class { heads, .. } = e.ir.kind(class) else {
+        return false;
+    };
+    if depth > MAX_BASES {
+        return true;
+    }
+    e.ir.list(heads).to_vec().into_iter().any(|head| {
+        let Kind::Arg {
+            name: None, value, ..
+        } = e.ir.kind(head)
+        else {
+            return false;
+        };
+        e.resolve(value, 0)
+            .to_vec()
+            .into_iter()
+            .any(|m| match m.value {
+                Value::Local(base) => is_raised_kind(e, base, depth + 1),
+                Value::Name(p) if e.paths.module_len(p) == 0 => {
+                    let text = e.paths.text(p);
+                    ["Error", "Exception", "Warning"]
+                        .iter()
+                        .any(|end| text.ends_with(end))
+                        || OTHER_RAISED_ROOTS.contains(&text)
+                }
+                _ => false,
+            })
+    })
+}
 
 /// Plain bases whose subclasses make classes rather than instances.
 const METACLASSES: &[&str] = &["type", "abc.ABCMeta"];

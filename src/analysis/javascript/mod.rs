@@ -145,13 +145,22 @@ impl Dialect for JavaScript {
 
     /// Besides the names that reach prototypes and call stacks, `connect`: `process.stdout`
     /// and `process.stderr` are sockets when piped, and a socket's `connect` opens a new
-    /// connection (to any Unix socket path) on whatever object has it; and `_handle`, the
-    /// native handle of a stream, socket or compressor, whose methods act on descriptors and
-    /// memory past the checks of the object around it.
+    /// connection (to any Unix socket path) on whatever object has it; `_handle`, the native
+    /// handle of a stream, socket or compressor, whose methods act on descriptors and memory
+    /// past the checks of the object around it; and an `ArrayBuffer`'s `transfer`, which
+    /// detaches memory native code may still hold and write after it is freed.
     fn is_special_attribute(&self, name: &str) -> bool {
         matches!(
             name,
-            "constructor" | "__proto__" | "prototype" | "caller" | "callee" | "connect" | "_handle"
+            "constructor"
+                | "__proto__"
+                | "prototype"
+                | "caller"
+                | "callee"
+                | "connect"
+                | "_handle"
+                | "transfer"
+                | "transferToFixedLength"
         )
     }
 

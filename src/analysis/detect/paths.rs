@@ -31,6 +31,7 @@ pub fn report(e: &mut Engine, call: NodeId) {
         report_descriptor_option(e, call, &name, &args);
         report_opener(e, call, &name);
     }
+    report_font_mappings(e, call, callee);
     if known_function {
         return;
     }
@@ -556,6 +557,40 @@ fn readings(path: &str) -> Vec<String> {
         vec![as_url]
     } else {
         vec![as_url, as_given]
+    }
+}
+
+/// Keywords by which matplotlib takes font properties, as a mapping among other forms.
+const FONT_MAPPING_KEYWORDS: &[&str] = &["fontproperties", "font_properties", "prop", "fontdict"];
+
+/// Methods that take font properties, as a mapping among other forms, first.
+const FONT_MAPPING_SETTERS: &[&str] = &["set_fontproperties", "set_font_properties"];
+
+/// matplotlib makes a font of a mapping given as font properties (`legend(prop={...})`,
+/// `text(..., fontproperties={...})`, `t.set_fontproperties({...})`), and FreeType opens the
+/// file its `fname` names: judged as `FontProperties(fname=...)` is.
+fn report_font_mappings(e: &mut Engine, call: NodeId, callee: NodeId) {
+    let mut mappings: Vec<NodeId> = FONT_MAPPING_KEYWORDS
+        .iter()
+        .filter_map(|keyword| e.keyword_arg(call, keyword))
+        .collect();
+    if let Kind::Attr { name, .. } = e.ir.kind(e.ir.unparen(callee))
+        && FONT_MAPPING_SETTERS.contains(&e.name(name))
+        && let Some(&first) = e.positional_args(call).first()
+    {
+        mappings.push(first);
+    }
+    for mapping in mappings {
+        if let Some(file) = e.mapping_value(mapping, "fname") {
+            for path in folded_paths(e, file) {
+                push_readings(
+                    e,
+                    call,
+                    "matplotlib.font_manager.FontProperties",
+                    path.as_deref(),
+                );
+            }
+        }
     }
 }
 

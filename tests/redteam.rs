@@ -1512,8 +1512,10 @@ fn strict_denies_the_twenty_eighth_pass_classes() {
 /// The twenty-ninth pass gave `refcheck` twice, so that the value Python keeps (the last) was
 /// not the one the analyzer read (a key written twice, stored twice, a mapping rebound or
 /// spread over, callers giving different values); took the snippet's exception class back
-/// whole from `sys.exc_info()`; and derived from a native-array class with a property or a
-/// class attribute answering for its arrays.
+/// whole from `sys.exc_info()` (and a warning record's `category`, `__exit__`'s first
+/// argument); derived from a native-array class with a property or a class attribute
+/// answering for its arrays; and freed a buffer a Node compressor's native handle still held
+/// (taken out with `Object.values`, detached with `transfer`).
 #[test]
 fn strict_denies_the_twenty_ninth_pass_classes() {
     let mut python = after(
@@ -1540,8 +1542,44 @@ fn strict_denies_the_twenty_ninth_pass_classes() {
             "class Tri(Triangulation):\n    triangles = np.array([[0, 1, 4096]])\nprint(Tri([0.0, 1.0, 0.0], [0.0, 0.0, 1.0]))\n",
         ],
     ));
-    assert_strict_denies_each(&python, &[]);
+    // an exception's or a warning's class handed back by the interpreter or a library
+    python.extend(after(
+        "import warnings\nfrom sys import exc_info\nclass Base:\n    _module = None\n    def grab(self):\n        return self._module\n",
+        &[
+            "class Peek(Base, UserWarning):\n    pass\nwith warnings.catch_warnings(record=True) as seen:\n    warnings.simplefilter('always')\n    warnings.warn(Peek('note'))\nkind = seen[0].category\nMixed = type('Mixed', (warnings.catch_warnings, kind), {})\nprint(Mixed().grab())\n",
+            "class Peek(Base, Exception):\n    pass\ntry:\n    raise Peek()\nexcept Exception:\n    kind = exc_info()[0]\nprint(kind.grab(warnings.catch_warnings()))\n",
+            "class Peek(Base, Exception):\n    pass\nclass Catch:\n    def __enter__(self):\n        return self\n    def __exit__(self, kind, value, trace):\n        print(kind.grab(warnings.catch_warnings()))\n        return True\nwith Catch():\n    raise Peek()\n",
+        ],
+    ));
+    assert_strict_denies_each(
+        &python,
+        &[
+            "const zlib = require('zlib');\nconst handle = Object.values(zlib.createDeflate()).find((v) => v && v.init);\nconst buffer = new ArrayBuffer(64);\nhandle.init(15, 1, 8, 0, new Uint32Array(2), () => {}, new Uint8Array(buffer));\nbuffer.transfer();\n",
+            "const copy = structuredClone(new ArrayBuffer(8), { transfer: [] });\n",
+        ],
+    );
     assert_strict_allows_each(&[
         "import numpy as np\nimport scipy.sparse as sp\nclass Scaled(sp.csr_matrix):\n    def total(self):\n        return float(self.sum())\nm = Scaled(np.eye(3))\nm.data = m.data * 2\nprint(m.total())\n",
+    ]);
+}
+
+/// The thirtieth pass, against the classics, path proofs and the result, found a font file
+/// named in a mapping of font properties (`legend(prop={"fname": ...})`), which FreeType
+/// opened: an oracle of which files exist and how long they are. (Its forged result lines
+/// are answered by the presentation: `what_the_program_prints_stays_inside_its_own_block`.)
+#[test]
+fn strict_denies_the_thirtieth_pass_classes() {
+    let python = after(
+        "import matplotlib.pyplot as plt\nfrom matplotlib.font_manager import FontProperties\nsecret = '/etc/' + 'shadow'\n",
+        &[
+            "plt.text(0, 0, 'x', fontproperties={'fname': secret})\n",
+            "plt.plot([1]); plt.legend(['a'], prop=dict(fname=secret))\n",
+            "t = plt.text(0, 0, 'x')\nt.set_fontproperties({'fname': '/etc/hostname'})\n",
+            "plt.title('x', fontdict={'fname': '/proc/self/environ'})\n",
+        ],
+    );
+    assert_strict_denies_each(&python, &[]);
+    assert_strict_allows_each(&[
+        "import matplotlib.pyplot as plt\nplt.plot([1, 2])\nplt.legend(['a'], prop={'size': 8})\nplt.title('x', fontdict={'fontsize': 12})\nplt.savefig('a.png')\n",
     ]);
 }

@@ -1540,6 +1540,8 @@ fn strict_denies_the_twenty_ninth_pass_classes() {
         &[
             "class Sparse(sp.csr_matrix):\n    @property\n    def data(self):\n        return np.ones(1)\n    @data.setter\n    def data(self, value):\n        pass\nprint(Sparse(np.ones((64, 64))) @ np.ones(64))\n",
             "class Tri(Triangulation):\n    triangles = np.array([[0, 1, 4096]])\nprint(Tri([0.0, 1.0, 0.0], [0.0, 0.0, 1.0]))\n",
+            "class Sparse(sp.csr_matrix):\n    pass\no = Sparse(np.ones((64, 64)))\nSparse.data = property(lambda self: np.ones(1))\nprint(o @ np.ones(64))\n",
+            "class Sparse(sp.csr_matrix):\n    pass\nsetattr(Sparse, 'indices', property(lambda self: np.zeros(1, dtype=np.int32)))\n",
         ],
     ));
     // an exception's or a warning's class handed back by the interpreter or a library

@@ -41,8 +41,59 @@ pub fn report(e: &mut Engine, id: NodeId) {
                 report_own_ancestry(e, id, &own, &base);
             }
         }
-        Kind::Call { callee, .. } => report_made_class(e, id, callee),
+        Kind::Call { callee, .. } => {
+            report_made_class(e, id, callee);
+            if e.names_of(callee)
+                .iter()
+                .any(|n| n == "setattr" || n == "delattr")
+                && let Some(&class) = e.positional_args(id).first()
+            {
+                report_changed_class(e, id, class);
+            }
+        }
+        Kind::Assign { targets, .. } => {
+            for target in e.ir.list(targets).to_vec() {
+                if let Kind::Attr { object, .. } = e.ir.kind(e.ir.unparen(target)) {
+                    report_changed_class(e, target, object);
+                }
+            }
+        }
+        Kind::AugAssign { target, .. } => {
+            if let Kind::Attr { object, .. } = e.ir.kind(e.ir.unparen(target)) {
+                report_changed_class(e, target, object);
+            }
+        }
         _ => {}
+    }
+}
+
+/// `Sparse.data = property(...)`, `setattr(Sparse, ...)`: a subclass of a native-array class
+/// changed after it is made, which the rules on its body never see.
+fn report_changed_class(e: &mut Engine, at: NodeId, object: NodeId) {
+    let classes: Vec<NodeId> = e
+        .resolve(object, 0)
+        .iter()
+        .filter_map(|m| match m.value {
+            Value::Local(c) if matches!(e.ir.kind(c), Kind::Class { .. }) => Some(c),
+            _ => None,
+        })
+        .collect();
+    for class in classes {
+        let Kind::Class { heads, .. } = e.ir.kind(class) else {
+            continue;
+        };
+        let mut own = vec![class];
+        if let Some(base) = native_base(e, e.ir.list(heads), &mut own, 0) {
+            e.dynamic(
+                at,
+                DynamicKind::Introspection,
+                format!(
+                    "a subclass of {base} is changed after it is made: what it is given may \
+                     answer for the arrays its native code reads; add plain methods in its body"
+                ),
+            );
+            return;
+        }
     }
 }
 

@@ -10,7 +10,8 @@
 //! private names.
 
 use super::own_members::{
-    ATTRGETTER, LOOKUPS, first_parameter_of, is_raised_kind, own_ancestry, receiver_class,
+    ATTRGETTER, LOOKUPS, derives_from, first_parameter_of, is_raised_kind, own_ancestry,
+    receiver_class,
 };
 use crate::analysis::engine::meaning::Value;
 use crate::analysis::engine::{Engine, Question};
@@ -77,11 +78,12 @@ fn decorators_keep_it(e: &mut Engine, class: NodeId) -> bool {
     })
 }
 
-/// Attributes of any class that give nothing but text.
-const PLAIN_CLASS_ATTRIBUTES: &[&str] = &["__name__", "__qualname__", "__doc__", "__module__"];
+/// Attributes of any class that only describe it, as text.
+pub const CLASS_DESCRIPTIONS: &[&str] = &["__name__", "__qualname__", "__module__", "__doc__"];
 
-/// Functions that only show, compare or identify what they are given.
-const PLAIN_CONSUMERS: &[&str] = &[
+/// Functions that only show, compare, measure or identify what they are given, a class among
+/// anything else.
+pub const CLASS_READERS: &[&str] = &[
     "print",
     "str",
     "repr",
@@ -90,8 +92,8 @@ const PLAIN_CONSUMERS: &[&str] = &[
     "issubclass",
     "id",
     "hash",
+    "len",
     "callable",
-    "super",
 ];
 
 /// Whether the expression `id`, which may be `class` (or, with `None`, any class of the
@@ -110,7 +112,7 @@ fn plain_use(e: &mut Engine, id: NodeId, class: Option<NodeId>, depth: usize) ->
         // are judged by `methods_taken_unbound`); `Peek.mro()` is the metaclass's.
         Kind::Attr { object, name } if object == id => {
             let name = e.name(name);
-            PLAIN_CLASS_ATTRIBUTES.contains(&name)
+            CLASS_DESCRIPTIONS.contains(&name)
                 || name == "__init__"
                 || class.is_some_and(|c| super::own_members::defines(e, c, name, 0))
         }
@@ -133,7 +135,7 @@ fn plain_use(e: &mut Engine, id: NodeId, class: Option<NodeId>, depth: usize) ->
         Kind::Arg { name: None, .. } => e.ir.parent(parent).is_some_and(|subclass| {
             matches!(e.ir.kind(subclass), Kind::Class { .. })
                 && own_ancestry(e, subclass, 0)
-                && !is_raised_kind(e, subclass, 0)
+                && !is_raised_kind(e, subclass)
                 && stays_plain(e, subclass, depth + 1)
         }),
         _ => false,
@@ -145,7 +147,11 @@ fn given_to_a_plain_consumer(e: &mut Engine, arg: NodeId) -> bool {
     e.ir.parent(arg).is_some_and(|call| match e.ir.kind(call) {
         Kind::Call { callee, .. } => {
             let names = e.names_of(callee);
-            !names.is_empty() && names.iter().all(|n| PLAIN_CONSUMERS.contains(&n.as_str()))
+            // `super(C, self)`: what it gives is judged by `methods_taken_unbound`
+            !names.is_empty()
+                && names
+                    .iter()
+                    .all(|n| n == "super" || CLASS_READERS.contains(&n.as_str()))
         }
         _ => false,
     })
@@ -307,7 +313,7 @@ fn made_class_bases_are_readable(e: &mut Engine, call: NodeId) -> bool {
         .resolve(callee, 0)
         .to_vec()
         .into_iter()
-        .any(|m| matches!(m.value, Value::Local(c) if is_a_metaclass(e, c, 0)));
+        .any(|m| matches!(m.value, Value::Local(c) if is_a_metaclass(e, c)));
     let maker = CLASS_MAKERS
         .iter()
         .find(|(n, ..)| names.iter().any(|name| name == n))
@@ -418,32 +424,13 @@ pub(super) fn receives_the_class(e: &mut Engine, method: NodeId) -> bool {
             .any(|d| e.names_of(d).iter().any(|n| n == "classmethod"))
         || e.ir
             .parent(method)
-            .is_some_and(|class| is_a_metaclass(e, class, 0))
+            .is_some_and(|class| is_a_metaclass(e, class))
 }
 
 /// Whether a class of the snippet's derives from `type` (or abc's `ABCMeta`): its
 /// instances are classes.
-fn is_a_metaclass(e: &mut Engine, class: NodeId, depth: usize) -> bool {
-    let Kind::Class { heads, .. } = e.ir.kind(class) else {
-        return false;
-    };
-    if depth > MAX_SUBCLASSES {
-        return true;
-    }
-    e.ir.list(heads).to_vec().into_iter().any(|head| {
-        let Kind::Arg {
-            name: None, value, ..
-        } = e.ir.kind(head)
-        else {
-            return false;
-        };
-        e.resolve(value, 0)
-            .to_vec()
-            .into_iter()
-            .any(|m| match m.value {
-                Value::Name(p) => matches!(e.paths.text(p), "type" | "abc.ABCMeta"),
-                Value::Local(base) => is_a_metaclass(e, base, depth + 1),
-                _ => false,
-            })
+fn is_a_metaclass(e: &mut Engine, class: NodeId) -> bool {
+    derives_from(e, class, 0, &|text, _| {
+        matches!(text, "type" | "abc.ABCMeta")
     })
 }

@@ -23,6 +23,7 @@ mod uses;
 pub use attribute_names::makes_a_class;
 pub use attributes::report_special;
 pub use calls::{is_namespace, report_accessor};
+pub use class_uses::{CLASS_DESCRIPTIONS, CLASS_READERS};
 pub use own_members::{keeps_its_own_members, receiver_class};
 pub use path_attributes::assigned_value;
 pub use uses::{Site, report_use};

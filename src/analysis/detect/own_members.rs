@@ -70,7 +70,7 @@ pub fn keeps_its_own_members(e: &mut Engine, class: NodeId) -> bool {
         return known;
     }
     let keeps = own_ancestry(e, class, 0)
-        && !is_raised_kind(e, class, 0)
+        && !is_raised_kind(e, class)
         && super::class_uses::class_stays_in_plain_hands(e, class);
     e.verdicts.insert(key, keeps);
     keeps
@@ -104,7 +104,25 @@ const OTHER_RAISED_ROOTS: &[&str] = &[
 /// (`sys.exc_info()[0]`, a warning record's `category`, `__exit__`'s first argument, a log
 /// record's `exc_info`), past every route the analysis follows, so it owns no private names,
 /// and neither do the classes of the snippet's it derives from.
-pub(super) fn is_raised_kind(e: &mut Engine, class: NodeId, depth: usize) -> bool {
+pub(super) fn is_raised_kind(e: &mut Engine, class: NodeId) -> bool {
+    derives_from(e, class, 0, &|text, builtin| {
+        builtin
+            && (["Error", "Exception", "Warning"]
+                .iter()
+                .any(|end| text.ends_with(end))
+                || OTHER_RAISED_ROOTS.contains(&text))
+    })
+}
+
+/// Whether a base of the class, or of a class of the snippet's it derives from, is a library
+/// or builtin name (its text, and whether it is a builtin's) that `root` accepts; true past
+/// the deepest chain followed.
+pub(super) fn derives_from(
+    e: &mut Engine,
+    class: NodeId,
+    depth: usize,
+    root: &dyn Fn(&str, bool) -> bool,
+) -> bool {
     let Kind::Class { heads, .. } = e.ir.kind(class) else {
         return false;
     };
@@ -122,14 +140,8 @@ pub(super) fn is_raised_kind(e: &mut Engine, class: NodeId, depth: usize) -> boo
             .to_vec()
             .into_iter()
             .any(|m| match m.value {
-                Value::Local(base) => is_raised_kind(e, base, depth + 1),
-                Value::Name(p) if e.paths.module_len(p) == 0 => {
-                    let text = e.paths.text(p);
-                    ["Error", "Exception", "Warning"]
-                        .iter()
-                        .any(|end| text.ends_with(end))
-                        || OTHER_RAISED_ROOTS.contains(&text)
-                }
+                Value::Local(base) => derives_from(e, base, depth + 1, root),
+                Value::Name(p) => root(e.paths.text(p), e.paths.module_len(p) == 0),
                 _ => false,
             })
     })

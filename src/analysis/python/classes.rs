@@ -4,25 +4,10 @@
 //! its name, compared, printed, displayed or tested with `isinstance`, it opens nothing; used any other
 //! way (called, kept, passed on, a member taken) it is a value the analyzer cannot follow.
 
+use crate::analysis::detect::{CLASS_DESCRIPTIONS, CLASS_READERS};
 use crate::analysis::engine::Engine;
 use crate::analysis::facts::DynamicKind;
 use crate::analysis::ir::{BinOp, Kind, NodeId};
-
-/// Members of a class that only describe it.
-const DESCRIPTIVE: &[&str] = &["__name__", "__qualname__", "__module__", "__doc__"];
-
-/// Functions that only read or print what they are given.
-const READERS: &[&str] = &[
-    "print",
-    "str",
-    "repr",
-    "format",
-    "isinstance",
-    "issubclass",
-    "id",
-    "hash",
-    "len",
-];
 
 pub fn report(e: &mut Engine, id: NodeId) {
     if !is_class_of_value(e, id) || is_only_described(e, id) {
@@ -54,7 +39,7 @@ fn is_only_described(e: &mut Engine, id: NodeId) -> bool {
         return false;
     };
     match e.ir.kind(parent) {
-        Kind::Attr { object, name } if object == id => DESCRIPTIVE.contains(&e.name(name)),
+        Kind::Attr { object, name } if object == id => CLASS_DESCRIPTIONS.contains(&e.name(name)),
         Kind::Binary {
             op: BinOp::Compare, ..
         }
@@ -72,7 +57,7 @@ fn is_only_described(e: &mut Engine, id: NodeId) -> bool {
                 return false;
             };
             let names = e.names_of(callee);
-            !names.is_empty() && names.iter().all(|n| READERS.contains(&n.as_str()))
+            !names.is_empty() && names.iter().all(|n| CLASS_READERS.contains(&n.as_str()))
         }
         _ => false,
     }

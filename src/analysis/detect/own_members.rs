@@ -88,29 +88,34 @@ const PLAIN_BASE_ROOTS: &[&str] = &[
     "sklearn.base.",
 ];
 
-/// Builtin exceptions and warnings that are not named `...Error`, `...Exception` or
-/// `...Warning`.
-const OTHER_RAISED_ROOTS: &[&str] = &[
-    "KeyboardInterrupt",
-    "SystemExit",
-    "GeneratorExit",
-    "StopIteration",
-    "StopAsyncIteration",
-    "BaseExceptionGroup",
+/// Builtins a class may derive from that are not exceptions or warnings. Any other builtin
+/// base (`ExceptionGroup`, `KeyboardInterrupt`, `OSError`) is taken for one: the test is the
+/// builtin's kind, whatever it is called.
+const PLAIN_BUILTIN_BASES: &[&str] = &[
+    "object",
+    "dict",
+    "list",
+    "tuple",
+    "set",
+    "frozenset",
+    "str",
+    "int",
+    "float",
+    "complex",
+    "bytes",
+    "bytearray",
+    "type",
 ];
 
-/// Whether the class is an exception or a warning (a builtin one is in its ancestry): the
+/// Whether the class is an exception or a warning (a builtin base other than
+/// `PLAIN_BUILTIN_BASES` is in its ancestry): the
 /// interpreter and libraries hand such a class back whole wherever it is raised or warned
 /// (`sys.exc_info()[0]`, a warning record's `category`, `__exit__`'s first argument, a log
 /// record's `exc_info`), past every route the analysis follows, so it owns no private names,
 /// and neither do the classes of the snippet's it derives from.
 pub(super) fn is_raised_kind(e: &mut Engine, class: NodeId) -> bool {
     derives_from(e, class, 0, &|text, builtin| {
-        builtin
-            && (["Error", "Exception", "Warning"]
-                .iter()
-                .any(|end| text.ends_with(end))
-                || OTHER_RAISED_ROOTS.contains(&text))
+        builtin && !PLAIN_BUILTIN_BASES.contains(&text)
     })
 }
 

@@ -444,12 +444,10 @@ impl Dialect for Python {
                 settings::report(e, id);
                 vectorizers::report(e, id);
                 memory_switches::report_store(e, id);
-                special_definitions::report(e, id);
             }
             Kind::AugAssign { .. } => {
                 settings::report(e, id);
                 memory_switches::report_store(e, id);
-                special_definitions::report(e, id);
             }
             Kind::Pair { .. } => {
                 vectorizers::report(e, id);

@@ -12,6 +12,7 @@
 use crate::analysis::detect::report_special;
 use crate::analysis::engine::Engine;
 use crate::analysis::engine::meaning::Value;
+use crate::analysis::engine::rewrites::is_store_target;
 use crate::analysis::facts::DynamicKind;
 use crate::analysis::ir::{Kind, NodeId};
 
@@ -39,60 +40,52 @@ pub fn report(e: &mut Engine, id: NodeId) {
             let mut own = vec![id];
             if let Some(base) = native_base(e, e.ir.list(heads), &mut own, 0) {
                 report_own_ancestry(e, id, &own, &base);
+                report_escaping_class(e, id, &base);
             }
         }
-        Kind::Call { callee, .. } => {
-            report_made_class(e, id, callee);
-            if e.names_of(callee)
-                .iter()
-                .any(|n| n == "setattr" || n == "delattr")
-                && let Some(&class) = e.positional_args(id).first()
-            {
-                report_changed_class(e, id, class);
-            }
-        }
-        Kind::Assign { targets, .. } => {
-            for target in e.ir.list(targets).to_vec() {
-                if let Kind::Attr { object, .. } = e.ir.kind(e.ir.unparen(target)) {
-                    report_changed_class(e, target, object);
-                }
-            }
-        }
-        Kind::AugAssign { target, .. } => {
-            if let Kind::Attr { object, .. } = e.ir.kind(e.ir.unparen(target)) {
-                report_changed_class(e, target, object);
-            }
-        }
+        Kind::Call { callee, .. } => report_made_class(e, id, callee),
         _ => {}
     }
 }
 
-/// `Sparse.data = property(...)`, `setattr(Sparse, ...)`: a subclass of a native-array class
-/// changed after it is made, which the rules on its body never see.
-fn report_changed_class(e: &mut Engine, at: NodeId, object: NodeId) {
-    let classes: Vec<NodeId> = e
-        .resolve(object, 0)
-        .iter()
-        .filter_map(|m| match m.value {
-            Value::Local(c) if matches!(e.ir.kind(c), Kind::Class { .. }) => Some(c),
-            _ => None,
-        })
-        .collect();
-    for class in classes {
-        let Kind::Class { heads, .. } = e.ir.kind(class) else {
+/// Where a subclass of a native-array class is named other than to make an instance, to test
+/// one (`isinstance`), to read an attribute or as a base: handed on (to the snippet's own
+/// function, a container, `setattr`) or stored into (`Sparse.data = property(...)`, in any
+/// target form), it may be given what answers for the arrays its native code reads, which the
+/// rules on its body never see.
+fn report_escaping_class(e: &mut Engine, class: NodeId, base: &str) {
+    for id in 0..e.ir.nodes.len() as NodeId {
+        if !matches!(e.ir.kind(id), Kind::Name(_) | Kind::Attr { .. })
+            || !e
+                .resolve(id, 0)
+                .iter()
+                .any(|m| matches!(m.value, Value::Local(c) if c == class))
+        {
+            continue;
+        }
+        let Some(parent) = e.ir.parent(id) else {
             continue;
         };
-        let mut own = vec![class];
-        if let Some(base) = native_base(e, e.ir.list(heads), &mut own, 0) {
+        let plain = match e.ir.kind(parent) {
+            Kind::Call { callee, .. } => callee == id,
+            Kind::Attr { object, .. } => object == id && !is_store_target(e, parent),
+            Kind::Arg { name: None, .. } => e.ir.parent(parent).is_some_and(|user| {
+                matches!(e.ir.kind(user), Kind::Class { .. })
+                    || matches!(e.ir.kind(user), Kind::Call { callee, .. }
+                        if e.names_of(callee).iter().any(|n| n == "isinstance" || n == "issubclass"))
+            }),
+            _ => false,
+        };
+        if !plain {
             e.dynamic(
-                at,
+                id,
                 DynamicKind::Introspection,
                 format!(
-                    "a subclass of {base} is changed after it is made: what it is given may \
-                     answer for the arrays its native code reads; add plain methods in its body"
+                    "a subclass of {base} is handed on or changed after it is made: what it is \
+                     given may answer for the arrays its native code reads; make instances of it \
+                     and add plain methods in its body"
                 ),
             );
-            return;
         }
     }
 }

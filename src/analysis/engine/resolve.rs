@@ -783,6 +783,55 @@ impl<'a> Engine<'a> {
         }
     }
 
+    /// Whether a mapping's name (as read at `at`) is used other than to be read, to have an
+    /// item stored under a key, or to be given as `**`: aliased, handed to a function, put in
+    /// a container, it may be changed where no store names it (`operator.setitem(kw, ...)`).
+    pub fn mapping_handed_on(&mut self, sym: Sym, at: NodeId) -> bool {
+        let lookup = self
+            .scopes
+            .lookup(sym, self.scopes.scope_of(at), self.dialect.declaring());
+        let Some(&scope) = lookup.scopes.first() else {
+            return true;
+        };
+        const READING_METHODS: &[&str] = &["get", "keys", "values", "items", "copy"];
+        const READING_FUNCTIONS: &[&str] =
+            &["print", "len", "str", "repr", "dict", "list", "sorted"];
+        let ir = self.ir;
+        (0..ir.nodes.len() as NodeId).any(|id| {
+            if !matches!(ir.kind(id), Kind::Name(s) if s == sym) {
+                return false;
+            }
+            let lookup = self
+                .scopes
+                .lookup(sym, self.scopes.scope_of(id), self.dialect.declaring());
+            if lookup.scopes.first() != Some(&scope) {
+                return false;
+            }
+            let Some(parent) = ir.parent(id) else {
+                return true;
+            };
+            match ir.kind(parent) {
+                Kind::Arg {
+                    splat: Splat::Keywords,
+                    ..
+                }
+                | Kind::Index { .. }
+                | Kind::Interp { .. }
+                | Kind::Compared
+                | Kind::Binary {
+                    op: BinOp::Compare,
+                    ..
+                } => false,
+                Kind::Attr { name, .. } => !READING_METHODS.contains(&self.name(name)),
+                Kind::Arg { .. } => !ir.parent(parent).is_some_and(|call| {
+                    matches!(ir.kind(call), Kind::Call { callee, .. }
+                        if self.names_of(callee).iter().any(|n| READING_FUNCTIONS.contains(&n.as_str())))
+                }),
+                _ => true,
+            }
+        })
+    }
+
     /// The argument at `index`, or the keyword argument `name`.
     pub fn arg(&mut self, call: NodeId, index: usize, name: &str) -> Option<NodeId> {
         self.positional_args(call)

@@ -8,8 +8,9 @@
 //!
 //! Readable keys: a dict display's keys that fold to plain names, `dict(a=...)`, a
 //! `**kwargs` parameter (its keys are the keyword names its callers wrote, and each of their
-//! `**` arguments is judged here in turn), or a name bound only to those and never given a
-//! key afterwards.
+//! `**` arguments is judged here in turn), or a name bound only to those, never given a key
+//! afterwards and never handed on (an alias, a function or a container could change it where
+//! no store names it).
 
 use crate::analysis::engine::Engine;
 use crate::analysis::facts::DynamicKind;
@@ -125,6 +126,7 @@ fn readable(e: &mut Engine, mapping: NodeId, depth: usize) -> bool {
         }
         Kind::Name(sym) => {
             !keys_added(e, sym)
+                && !e.mapping_handed_on(sym, mapping)
                 && e.every_bind(sym, mapping, |e, bind| {
                     let Some(parent) = e.ir.parent(bind) else {
                         return false;

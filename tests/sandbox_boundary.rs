@@ -334,11 +334,13 @@ on_every_backend! {
 on_every_backend! {
     /// JavaScript: no buffer shows memory the program did not write. `allocUnsafe` is zeroed,
     /// and a small buffer's `.buffer` is its own bytes, not a pool holding other buffers'
-    /// (the runner's, the program's source).
+    /// (the runner's, the program's source). And no buffer native code may hold is freed or
+    /// shrunk under it: none is detached (`transfer`, `structuredClone` or `postMessage` with
+    /// a transfer list), resized or grown.
     async fn javascript_buffers_show_no_memory_of_others(backend) {
-        let code = "const small = Buffer.from('a');\nconsole.log(small.buffer.byteLength, Buffer.concat([small, Buffer.from('bc')]).buffer.byteLength);\nconsole.log(Buffer.allocUnsafe(4096).every((b) => b === 0), Buffer.allocUnsafeSlow(4096).every((b) => b === 0));\n";
+        let code = "const small = Buffer.from('a');\nconsole.log(small.buffer.byteLength, Buffer.concat([small, Buffer.from('bc')]).buffer.byteLength);\nconsole.log(Buffer.allocUnsafe(4096).every((b) => b === 0), Buffer.allocUnsafeSlow(4096).every((b) => b === 0));\nconst b = new ArrayBuffer(64, { maxByteLength: 128 });\nconsole.log(typeof b.resize, typeof b.transfer, typeof SharedArrayBuffer.prototype.grow);\nstructuredClone(b, { transfer: [b] });\nconst { port1 } = new MessageChannel();\nport1.postMessage(b, [b]);\nport1.close();\nconsole.log(b.byteLength);\n";
         let e = backend.run_js(code).await;
-        assert_eq!(e.stdout, "1 3\ntrue true\n", "{e:?}");
+        assert_eq!(e.stdout, "1 3\ntrue true\nundefined undefined undefined\n64\n", "{e:?}");
     }
 }
 

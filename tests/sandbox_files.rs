@@ -351,6 +351,9 @@ attempt("indices", lambda: setattr(c, "indices", np.zeros(3, dtype=np.int32)))
 attempt("row", lambda: setattr(m, "row", np.zeros(4, dtype=np.int32)))
 c.data = c.data * 2
 print("scaled", c.toarray().tolist())
+import matplotlib.pyplot as plt
+plt.plot([1, 2]); plt.legend(["a"], prop={"size": 8})
+attempt("font file", lambda: plt.text(0, 0, "x", fontproperties={"fname": "/etc/hostname"}))
 from matplotlib.tri import Triangulation, LinearTriInterpolator
 t = Triangulation([0.0, 1.0, 0.0, 1.0], [0.0, 0.0, 1.0, 1.0])
 attempt("triangles", lambda: t.triangles.__setitem__(slice(None), 4096))
@@ -360,7 +363,7 @@ print("tri", round(float(LinearTriInterpolator(t, np.arange(4.0))(0.8, 0.8)), 3)
         let e = run(backend, &tight_limits(), Language::Python, code, &[]).await;
         assert_eq!(
             e.stdout.trim(),
-            "col refused\ncoords refused\ngetattr refused\nout refused\ncopyto refused\nflag refused\ncoo [1.0, 1.0, 1.0, 1.0]\nsimplices refused\nlinear [1.75]\nadded 6 [3]\nsimplices replaced refused\ndegree refused\ncsr [[0.0, 1.0], [3.0, 2.0]] [1, 0, 1]\nshort data refused\nindices refused\nrow refused\nscaled [[0.0, 2.0], [6.0, 4.0]]\ntriangles refused\ntri 2.4 [[0, 1, 3]]",
+            "col refused\ncoords refused\ngetattr refused\nout refused\ncopyto refused\nflag refused\ncoo [1.0, 1.0, 1.0, 1.0]\nsimplices refused\nlinear [1.75]\nadded 6 [3]\nsimplices replaced refused\ndegree refused\ncsr [[0.0, 1.0], [3.0, 2.0]] [1, 0, 1]\nshort data refused\nindices refused\nrow refused\nscaled [[0.0, 2.0], [6.0, 4.0]]\nfont file refused\ntriangles refused\ntri 2.4 [[0, 1, 3]]",
             "{e:?}"
         );
     }

@@ -346,6 +346,21 @@ function runChild() {
   // Each buffer gets memory of its own: a small one's `.buffer` is otherwise the shared pool,
   // holding what other buffers of this process (its own code, the runner's) put there.
   Buffer.poolSize = 0;
+  // Memory native code may be working on (a compressor's, a random fill's) is never freed or
+  // shrunk under it: no buffer is detached (`transfer`), resized or grown, whatever it was
+  // made with (a `maxByteLength` buffer stays the size it was made).
+  for (const name of ['resize', 'transfer', 'transferToFixedLength']) {
+    delete ArrayBuffer.prototype[name];
+  }
+  delete SharedArrayBuffer.prototype.grow;
+  const clone = globalThis.structuredClone;
+  globalThis.structuredClone = function structuredClone(value) {
+    return clone(value); // copies; a transfer list would detach
+  };
+  const post = MessagePort.prototype.postMessage;
+  MessagePort.prototype.postMessage = function postMessage(value) {
+    return post.call(this, value);
+  };
   // Warm-up: create the stdout/stderr streams (Node makes them lazily, on a
   // program's first console.log) and load the module loader now.
   void process.stdout;

@@ -1439,6 +1439,44 @@ def _annotation_text_only(module):
     module.get_annotations = get_annotations
 
 
+# Where a font file may come from: the work dir, /tmp, and the system's fonts (matplotlib's
+# own are under its package, an installed root).
+_FONT_DIRS = (WORK_DIR + os.sep, "/tmp" + os.sep, "/usr/share/fonts" + os.sep,
+              "/usr/share/matplotlib" + os.sep)
+
+
+def _fonts_from_known_places(font_manager):
+    """FreeType opens whatever file a font is given, and its errors tell whether the file
+    exists and how long it is, for any path: a font's file (`FontProperties(fname=...)`,
+    `set_file`, a font pattern's `file=`, a mapping of font properties, `get_font`) must be in
+    the work dir, /tmp, the system's fonts or an installed package."""
+
+    def checked(path):
+        if path is None:
+            return path
+        real = os.path.realpath(os.fsdecode(os.fspath(path)))
+        if not (real + os.sep).startswith(_FONT_DIRS + _installed_roots()):
+            raise ValueError("a font file must be in /work, /tmp or the system's fonts: %r"
+                             % os.fspath(path))
+        return path
+
+    cls = getattr(font_manager, "FontProperties", None)
+    set_file = getattr(cls, "set_file", None)
+    if set_file is not None:
+        def set_file_checked(self, file, original=set_file):
+            return original(self, checked(file))
+        cls.set_file = set_file_checked
+    get_font = getattr(font_manager, "get_font", None)
+    if get_font is not None:
+        def get_font_checked(font_filepaths, *args, original=get_font, **kwargs):
+            paths = ([font_filepaths] if isinstance(font_filepaths, (str, bytes, os.PathLike))
+                     else list(font_filepaths))
+            for path in paths:
+                checked(path)
+            return original(font_filepaths, *args, **kwargs)
+        font_manager.get_font = get_font_checked
+
+
 def _all_of(*guards):
     def guard(module):
         for each in guards:
@@ -1449,6 +1487,7 @@ def _all_of(*guards):
 _GUARDS = {
     "matplotlib.rcsetup": _read_cycler_text_only,
     "matplotlib.backends.registry": _matplotlib_backends_only,
+    "matplotlib.font_manager": _fonts_from_known_places,
     "lxml.etree": _internal_entities_only,
     "pandas.core.generic": _no_special_names_from_data("NDFrame"),
     "sklearn.utils._bunch": _no_special_names_from_data("Bunch"),

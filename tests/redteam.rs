@@ -1585,3 +1585,43 @@ fn strict_denies_the_thirtieth_pass_classes() {
         "import matplotlib.pyplot as plt\nplt.plot([1, 2])\nplt.legend(['a'], prop={'size': 8})\nplt.title('x', fontdict={'fontsize': 12})\nplt.savefig('a.png')\n",
     ]);
 }
+
+/// The thirty-first pass took the snippet's class back through an exception base not named
+/// like one (`ExceptionGroup`), changed a native-array subclass after it was made through
+/// other target forms and through its own functions, and changed a `**` mapping through an
+/// alias, a function, a container or `operator.setitem`. (Its font files named in other
+/// forms, and its resizable buffers shrunk under a compressor, are refused at run time.)
+#[test]
+fn strict_denies_the_thirty_first_pass_classes() {
+    let mut python = after(
+        "import sys, warnings\nclass Holder:\n    _module = None\n    def grab(self):\n        return self._module\n",
+        &[
+            "class Peek(Holder, ExceptionGroup):\n    pass\ntry:\n    raise Peek('x', [ValueError()])\nexcept ExceptionGroup:\n    print(sys.exc_info()[0].grab(warnings.catch_warnings()))\n",
+            "Base = KeyboardInterrupt\nclass Peek(Holder, Base):\n    pass\n",
+        ],
+    );
+    python.extend(after(
+        "import numpy as np\nimport scipy.sparse as sp\nfrom contextlib import nullcontext\nclass Sparse(sp.csr_matrix):\n    pass\nshort = property(lambda self: np.ones(1))\n",
+        &[
+            "def patch(k):\n    k.data = short\npatch(Sparse)\n",
+            "(Sparse.data, other) = (short, 1)\n",
+            "for Sparse.data in [short]:\n    pass\n",
+            "with nullcontext(short) as Sparse.data:\n    pass\n",
+            "kinds = [Sparse]\n",
+        ],
+    ));
+    python.extend(after(
+        "import operator\nimport numpy as np\na = np.zeros(4096)\nv = a[:]\nkw = {'refcheck': True}\n",
+        &[
+            "other = kw\nother['refcheck'] = False\na.resize(10_000_000, **kw)\n",
+            "def flip(m):\n    m['refcheck'] = False\nflip(kw)\na.resize(10_000_000, **kw)\n",
+            "operator.setitem(kw, 'refcheck', False)\na.resize(10_000_000, **kw)\n",
+            "holder = [kw]\nholder[0]['refcheck'] = False\na.resize(10_000_000, **kw)\n",
+        ],
+    ));
+    assert_strict_denies_each(&python, &[]);
+    assert_strict_allows_each(&[
+        "import numpy as np\nimport scipy.sparse as sp\nclass Sparse(sp.csr_matrix):\n    def total(self):\n        return float(self.sum())\nm = Sparse(np.eye(3))\nprint(isinstance(m, Sparse), Sparse.__name__, m.total())\n",
+        "import matplotlib.pyplot as plt\nstyle = {'color': 'red'}\nprint(len(style), style.get('color'))\nplt.plot([1, 2], **style)\nplt.savefig('a.png')\n",
+    ]);
+}

@@ -7,7 +7,8 @@
 //! `type(x)`, `x.__class__`, the `__class__` cell, a decorator's parameter), the same holds
 //! of that expression; anywhere else (`registry.append(cls)`, `Peek.mro()[0]`,
 //! `get_args(List[Peek])[0]`) the class is beyond the analysis, and no class keeps its
-//! private names.
+//! private names. So too where a class statement or a class-making call (`type(n, bases, ns)`,
+//! a metaclass) takes bases computed at run time, which may be any class of the snippet's.
 
 use super::own_members::{
     ATTRGETTER, LOOKUPS, derives_from, first_parameter_of, is_raised_kind, own_ancestry,

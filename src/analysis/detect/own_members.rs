@@ -11,8 +11,9 @@
 //! `staticmethod` relaying its argument), gives it any object, whose private names are a
 //! library's internals again. And the names are the class's own only while no library code
 //! may set them on its objects: no library base or metaclass in its ancestry or any
-//! subclass's, no library method run on its objects (`catch_warnings.__init__(self)`), and
-//! the class not handed where it could become a base (`type("F", (Lib, C), {})`).
+//! subclass's, no library method run on its objects (`catch_warnings.__init__(self)`), no
+//! exception or warning in it (the interpreter hands such a class back whole), and the class
+//! object never reached where the analysis does not follow it (`class_uses`).
 
 use crate::analysis::engine::meaning::Value;
 use crate::analysis::engine::rewrites::is_store_target;

@@ -353,13 +353,30 @@ function runChild() {
     delete ArrayBuffer.prototype[name];
   }
   delete SharedArrayBuffer.prototype.grow;
+  // A transfer list keeps its ports and streams; its buffers are copied, never detached.
+  const lengthOf = [ArrayBuffer, SharedArrayBuffer].map(
+    (kind) => Object.getOwnPropertyDescriptor(kind.prototype, 'byteLength').get,
+  );
+  const isBuffer = (item) =>
+    lengthOf.some((get) => {
+      try {
+        Reflect.apply(get, item, []);
+        return true;
+      } catch {
+        return false;
+      }
+    });
+  const withoutBuffers = (list) => (Array.isArray(list) ? list.filter((i) => !isBuffer(i)) : list);
   const clone = globalThis.structuredClone;
-  globalThis.structuredClone = function structuredClone(value) {
-    return clone(value); // copies; a transfer list would detach
+  globalThis.structuredClone = function structuredClone(value, options) {
+    if (options === undefined || options === null) return clone(value);
+    return clone(value, { transfer: withoutBuffers(options.transfer) });
   };
   const post = MessagePort.prototype.postMessage;
-  MessagePort.prototype.postMessage = function postMessage(value) {
-    return post.call(this, value);
+  MessagePort.prototype.postMessage = function postMessage(value, transfer) {
+    if (transfer === undefined || transfer === null) return post.call(this, value);
+    const list = Array.isArray(transfer) ? transfer : transfer.transfer;
+    return post.call(this, value, withoutBuffers(list));
   };
   // Warm-up: create the stdout/stderr streams (Node makes them lazily, on a
   // program's first console.log) and load the module loader now.

@@ -16,6 +16,7 @@ mod carried;
 mod fold;
 mod holders;
 mod instance_fields;
+mod keywords;
 pub mod meaning;
 mod resolve;
 pub mod rewrites;

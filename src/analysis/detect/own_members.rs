@@ -26,23 +26,7 @@ const MAX_BASES: usize = 4;
 
 /// True when `object.name` is an attribute the snippet itself defines on its own object.
 pub fn is_own_member(e: &mut Engine, object: NodeId, name: &str) -> bool {
-    let mut object = e.ir.unparen(object);
-    // `type(self)._count`, `self.__class__._count`: the receiver's class
-    match e.ir.kind(object) {
-        Kind::Call { callee, .. }
-            if e.positional_args(object).len() == 1
-                && e.names_of(callee).iter().any(|n| n == "type") =>
-        {
-            object = e.ir.unparen(e.positional_args(object)[0]);
-        }
-        Kind::Attr {
-            object: inner,
-            name,
-        } if e.name(name) == "__class__" => {
-            object = e.ir.unparen(inner);
-        }
-        _ => {}
-    }
+    let object = e.ir.unparen(object);
     if !matches!(e.ir.kind(object), Kind::Name(_)) {
         return false;
     }

@@ -301,7 +301,7 @@ fn methods_taken_unbound(e: &mut Engine, class: NodeId, asking: &mut Vec<NodeId>
         return true;
     };
     for id in 0..e.ir.nodes.len() as NodeId {
-        if named_for_a_lookup(e, id, body_scope) {
+        if named_for_a_lookup(e, id, body_scope) || named_in_the_body(e, id, body_scope) {
             return true;
         }
         let Kind::Attr { object, name } = e.ir.kind(id) else {
@@ -441,6 +441,34 @@ fn named_for_a_lookup(e: &mut Engine, id: NodeId, body_scope: ScopeId) -> bool {
         .iter()
         .any(|n| LOOKUPS.contains(&n.as_str()))
         && binds_a_method(e, body_scope, sym)
+}
+
+/// Whether `id` is a method's function named bare where the class body's names are seen (a
+/// default value, a wrapper's argument, a container's item, a comprehension in the body:
+/// `reach = staticmethod(get)`, `def run(self, f=get)`): the function itself, which takes any
+/// object as `self`. Only a property made of it (`property(get)`, `@get.setter`) keeps its
+/// receiver an instance; the property reached on the class is judged as any method is.
+fn named_in_the_body(e: &mut Engine, id: NodeId, body_scope: ScopeId) -> bool {
+    let Kind::Name(sym) = e.ir.kind(id) else {
+        return false;
+    };
+    let lookup = e
+        .scopes
+        .lookup(sym, e.scopes.scope_of(id), e.dialect.declaring());
+    if !lookup.scopes.contains(&body_scope) || !binds_a_method(e, body_scope, sym) {
+        return false;
+    }
+    let makes_a_property = match e.ir.parent(id).map(|p| (p, e.ir.kind(p))) {
+        Some((_, Kind::Attr { name, .. })) => {
+            matches!(e.name(name), "setter" | "getter" | "deleter")
+        }
+        Some((arg, Kind::Arg { name: None, .. })) => e.ir.parent(arg).is_some_and(|call| {
+            matches!(e.ir.kind(call), Kind::Call { callee, .. }
+                if e.names_of(callee) == ["property"])
+        }),
+        _ => false,
+    };
+    !makes_a_property
 }
 
 /// Whether an expression may be one of the snippet's classes rather than an instance: a

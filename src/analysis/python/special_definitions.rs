@@ -40,7 +40,11 @@ pub fn report(e: &mut Engine, id: NodeId) {
             let mut own = vec![id];
             if let Some(base) = native_base(e, e.ir.list(heads), &mut own, 0) {
                 report_own_ancestry(e, id, &own, &base);
-                report_escaping_class(e, id, &base);
+                // Each class of the snippet's in the ancestry: a property given to a base
+                // after the instance is made answers for the arrays as well.
+                for &class in &own {
+                    report_escaping_class(e, class, &base);
+                }
             }
         }
         Kind::Call { callee, .. } => report_made_class(e, id, callee),
@@ -48,11 +52,12 @@ pub fn report(e: &mut Engine, id: NodeId) {
     }
 }
 
-/// Where a subclass of a native-array class is named other than to make an instance, to test
-/// one (`isinstance`), to read an attribute or as a base: handed on (to the snippet's own
-/// function, a container, `setattr`) or stored into (`Sparse.data = property(...)`, in any
-/// target form), it may be given what answers for the arrays its native code reads, which the
-/// rules on its body never see.
+/// Where a subclass of a native-array class (or a class of the snippet's it derives from) is
+/// named other than to make an instance, to test one (`isinstance`), to read an attribute or
+/// as a base: handed on (to the snippet's own function, a container, `setattr`) or stored
+/// into (`Sparse.data = property(...)`, `Base.data = ...`, in any target form), it may be
+/// given what answers for the arrays its native code reads, which the rules on its body never
+/// see.
 fn report_escaping_class(e: &mut Engine, class: NodeId, base: &str) {
     for id in 0..e.ir.nodes.len() as NodeId {
         if !matches!(e.ir.kind(id), Kind::Name(_) | Kind::Attr { .. })

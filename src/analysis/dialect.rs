@@ -399,6 +399,12 @@ pub trait Dialect: Sync {
         false
     }
 
+    /// A library's settings object whose stores a rule judges by the value stored (Python:
+    /// matplotlib's `rcParams`, `pandas.options` and its groups).
+    fn is_settings_owner(&self, _owner: &str) -> bool {
+        false
+    }
+
     /// The module that is the snippet itself (Python's `__main__`): its members are the
     /// snippet's own globals.
     fn is_own_module(&self, _module: &str) -> bool {

@@ -2,8 +2,12 @@
 //! `path.join = () => '/etc/passwd'`, `Array.prototype.join = ...`, `process.cwd = ...`): the
 //! analyzer folds and judges those members by what the library does, so a snippet that
 //! replaces one makes every later judgement of it wrong. Such a store is a value the analyzer
-//! does not follow, which the strict policy denies. The snippet's own objects (`Shape.prototype`
-//! of its own constructor), its exports and `process.exitCode` are its to write.
+//! does not follow, which the strict policy denies. In Python every member of a library's
+//! module or class is the library's (`sp.csr_matrix.data = property(...)` answers for the arrays
+//! of every sparse matrix its compiled code reads), except the settings objects whose stores are
+//! judged by what they store (`rcParams`, `pandas.options`). The snippet's own objects
+//! (`Shape.prototype` of its own constructor), its exports and `process.exitCode` are its to
+//! write.
 
 use crate::analysis::engine::Engine;
 use crate::analysis::engine::meaning::{Namespace, Value};
@@ -235,7 +239,14 @@ fn library_owner(e: &mut Engine, object: NodeId, target: NodeId) -> Option<Strin
                 // option of every options object Node reads (`Object.prototype.fd = 1` makes
                 // `createWriteStream(path, {})` write to descriptor 1).
                 let every_object = e.dialect.index_reads_member() && owner == "Object.prototype";
-                (modelled || prototype || namespace || every_object).then_some(owner)
+                // A Python library's class or module: its own code, compiled code among it,
+                // reads what the snippet stores there (`csr_matrix.data = property(...)`
+                // answers for the arrays of every sparse matrix, made before or after).
+                let python_library = !e.dialect.index_reads_member()
+                    && e.paths.module_len(p) > 0
+                    && !e.dialect.is_settings_owner(&owner);
+                (modelled || prototype || namespace || every_object || python_library)
+                    .then_some(owner)
             }
             other => whole_owner(other),
         })

@@ -197,6 +197,10 @@ impl Dialect for Python {
             .then_some(NamespaceMember::Lookup)
     }
 
+    fn is_settings_owner(&self, owner: &str) -> bool {
+        settings::is_settings_owner(owner)
+    }
+
     fn is_own_module(&self, module: &str) -> bool {
         module == "__main__"
     }

@@ -160,6 +160,12 @@ pub fn is_settings_name(name: &str) -> bool {
         || STYLE_USERS.contains(&name)
 }
 
+/// Settings objects whose stores `report` judges by the key and value stored: `rcParams` (and
+/// its aliases), `pandas.options` and its option groups (`pd.options.display.max_rows = 10`).
+pub fn is_settings_owner(owner: &str) -> bool {
+    is_settings_name(owner) || owner.starts_with("pandas.options.")
+}
+
 pub fn report(e: &mut Engine, id: NodeId) {
     match e.ir.kind(id) {
         Kind::Call { callee, .. } => report_call(e, id, callee),

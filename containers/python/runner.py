@@ -165,6 +165,7 @@
 # MPLCONFIGDIR at /tmp/matplotlib (unless the environment names a writable
 # dir) and copies the baked cache files into it before importing matplotlib.
 
+import functools
 import io
 import os
 import sys
@@ -806,6 +807,42 @@ def _read_cycler_text_only(rcsetup):
 
     rcsetup.validate_cycler = validate_cycler
     rcsetup._validators["axes.prop_cycle"] = validate_cycler
+
+
+_HOOKS_REFUSED = "figure hooks import a module and call its code on every new figure: none run here"
+
+
+def _no_figure_hook_settings(rcsetup):
+    """matplotlib's `figure.hooks` setting names `module:function` pairs that `pyplot.figure`
+    imports and calls with each new figure: any module, any function. Setting one is refused,
+    whatever writes it (`rcParams[...]`, `rc`, `rc_context`, a style, a settings file)."""
+    plain = rcsetup.validate_stringlist
+
+    def validate_figure_hooks(value):
+        hooks = plain(value)
+        if hooks:
+            raise ValueError(_HOOKS_REFUSED)
+        return hooks
+
+    rcsetup._validators["figure.hooks"] = validate_figure_hooks
+
+
+def _no_figure_hooks(matplotlib):
+    """`figure.hooks` stored past its validator (`dict.__setitem__(rcParams, ...)`) is refused
+    where it is read."""
+    params = getattr(matplotlib, "RcParams", None)
+    original = getattr(params, "__getitem__", None)
+    if original is None:
+        return
+
+    @functools.wraps(original)
+    def __getitem__(self, key):
+        value = original(self, key)
+        if key == "figure.hooks" and value:
+            raise ValueError(_HOOKS_REFUSED)
+        return value
+
+    params.__getitem__ = __getitem__
 
 
 def _matplotlib_backends_only(registry):
@@ -1485,7 +1522,8 @@ def _all_of(*guards):
 
 
 _GUARDS = {
-    "matplotlib.rcsetup": _read_cycler_text_only,
+    "matplotlib": _no_figure_hooks,
+    "matplotlib.rcsetup": _all_of(_read_cycler_text_only, _no_figure_hook_settings),
     "matplotlib.backends.registry": _matplotlib_backends_only,
     "matplotlib.font_manager": _fonts_from_known_places,
     "lxml.etree": _internal_entities_only,

@@ -1,7 +1,8 @@
 //! Library settings that load code. pandas imports whatever module its `plotting.backend`
 //! option names (and `plot(backend=name)`); matplotlib imports `name` for a backend written
-//! `module://name`, and evaluates text given for `axes.prop_cycle` as Python (its
-//! `validate_cycler`), wherever the setting comes from: `rcParams`, `rc`, `rc_context`, a
+//! `module://name`, evaluates text given for `axes.prop_cycle` as Python (its
+//! `validate_cycler`), and imports and calls each `module:function` of `figure.hooks`,
+//! wherever the setting comes from: `rcParams`, `rc`, `rc_context`, a
 //! style (a mapping, or a file it reads). Its movie writers run the program
 //! `animation.ffmpeg_path` (or `animation.convert_path`) names.
 //!
@@ -26,6 +27,9 @@ enum Effect {
     ImportModuleUrl,
     /// matplotlib's `axes.prop_cycle`: text is evaluated as Python.
     EvaluateText,
+    /// matplotlib's `figure.hooks`: each `module:function` named is imported and called with
+    /// every new figure.
+    CallsCode,
     /// matplotlib's `animation.ffmpeg_path`: the program its movie writers run.
     NamesProgram,
     /// A matplotlib style (a mapping of settings, or a file or package to read them from).
@@ -39,6 +43,7 @@ enum Effect {
 const RC_SETTINGS: &[(&str, Effect)] = &[
     ("backend", Effect::ImportModuleUrl),
     ("axes.prop_cycle", Effect::EvaluateText),
+    ("figure.hooks", Effect::CallsCode),
     ("animation.ffmpeg_path", Effect::NamesProgram),
     ("animation.convert_path", Effect::NamesProgram),
     ("text.usetex", Effect::RunsProgram),
@@ -741,6 +746,20 @@ fn report_value(e: &mut Engine, at: NodeId, value: Option<NodeId>, effect: Effec
     }
     if let Effect::RunsProgram = effect {
         return report_program(e, at, value);
+    }
+    if let Effect::CallsCode = effect {
+        let none = value.is_some_and(|v| {
+            matches!(e.ir.kind(e.ir.unparen(v)), Kind::Collection { items, .. }
+                if e.ir.list(items).is_empty())
+        });
+        if !none {
+            e.dynamic(
+                at,
+                DynamicKind::CodeEval,
+                "matplotlib imports each `module:function` that `figure.hooks` names and calls                  it with every new figure: set no figure hooks",
+            );
+        }
+        return;
     }
     if let (Effect::EvaluateText, Some(v)) = (effect, value)
         && let Kind::Call { callee, .. } = e.ir.kind(e.ir.unparen(v))

@@ -4,6 +4,8 @@
 //! asks here, so that no spelling of the same keyword passes it by; where several values may
 //! be given, the keyword is a value the analysis does not read.
 
+use std::rc::Rc;
+
 use super::Engine;
 use crate::analysis::ir::{BinOp, Kind, NodeId, Splat, Sym};
 
@@ -142,14 +144,10 @@ impl<'a> Engine<'a> {
                         Kind::Assign { value, .. } => {
                             self.splatted_keyword(value, name, depth + 1, found);
                         }
-                        // `def f(**kw)`: what its callers give it
-                        Kind::Param { .. }
-                            if self.source[ir.span(construct).0..].starts_with("**") =>
-                        {
-                            let Some(function) = ir.parent(construct) else {
-                                continue;
-                            };
-                            let Some(calls) = self.calls_by_name(function) else {
+                        // `def f(**kw)`: what its callers give it (when its calls are not
+                        // all seen, `keyword_splats` denies the mapping in strict)
+                        Kind::Param { .. } => {
+                            let Some(calls) = self.keyword_parameter_calls(construct) else {
                                 continue;
                             };
                             for &call in calls.iter() {
@@ -165,6 +163,19 @@ impl<'a> Engine<'a> {
             }
             _ => {}
         }
+    }
+
+    /// The calls of the function whose `**kwargs` parameter `param` is, when they are all
+    /// seen: its keys are the keywords they give. `None` for any other parameter, and for a
+    /// function called where the analysis does not see (a method, one handed on).
+    pub fn keyword_parameter_calls(&mut self, param: NodeId) -> Option<Rc<[NodeId]>> {
+        let ir = self.ir;
+        if !matches!(ir.kind(param), Kind::Param { .. })
+            || !self.source[ir.span(param).0..].starts_with("**")
+        {
+            return None;
+        }
+        self.calls_by_name(ir.parent(param)?)
     }
 
     /// Whether a mapping's name (as read at `at`) is used other than to be read, to have an

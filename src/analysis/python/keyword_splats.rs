@@ -7,8 +7,9 @@
 //! scikit-learn's parameter grids are the same: each key names a parameter the search sets.
 //!
 //! Readable keys: a dict display's keys that fold to plain names, `dict(a=...)`, a
-//! `**kwargs` parameter (its keys are the keyword names its callers wrote, and each of their
-//! `**` arguments is judged here in turn), or a name bound only to those, never given a key
+//! `**kwargs` parameter of a function whose calls are all seen (its keys are the keyword names
+//! its callers wrote, and each of their `**` arguments is judged here in turn; a method's or a
+//! function's handed on may be given any), or a name bound only to those, never given a key
 //! afterwards and never handed on (an alias, a function or a container could change it where
 //! no store names it).
 
@@ -132,7 +133,7 @@ fn readable(e: &mut Engine, mapping: NodeId, depth: usize) -> bool {
                         return false;
                     };
                     match e.ir.kind(parent) {
-                        Kind::Param { .. } => e.source[e.ir.span(parent).0..].starts_with("**"),
+                        Kind::Param { .. } => e.keyword_parameter_calls(parent).is_some(),
                         Kind::Assign { targets, value } if e.ir.list(targets).contains(&bind) => {
                             readable(e, value, depth + 1)
                         }

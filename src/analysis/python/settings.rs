@@ -593,9 +593,9 @@ fn mapping_value(e: &mut Engine, mapping: NodeId, key: &str, depth: usize) -> En
     }
 }
 
-/// A name that only ever holds mappings the analyzer can read, and is used nowhere but as an
-/// argument (`**name`, `update(name)`), where nothing adds an entry to it: what those mappings
-/// hold.
+/// A name that only ever holds mappings the analyzer can read (or a `**kwargs` parameter whose
+/// function's calls are all seen), and is used nowhere but as an argument (`**name`,
+/// `update(name)`), where nothing adds an entry to it: what those mappings hold.
 fn name_mapping_value(e: &mut Engine, sym: Sym, at: NodeId, key: &str, depth: usize) -> Entry {
     let declaring = e.dialect.declaring();
     let lookup = e.scopes.lookup(sym, e.scopes.scope_of(at), declaring);
@@ -617,6 +617,13 @@ fn name_mapping_value(e: &mut Engine, sym: Sym, at: NodeId, key: &str, depth: us
         let Some(parent) = e.ir.parent(bind) else {
             return false;
         };
+        // `def plot(ax, **style)`: the keywords its callers give, when they are all seen.
+        if e.keyword_parameter_calls(parent).is_some() {
+            if let Some(value) = e.mapping_value(at, key) {
+                found = Entry::Value(value);
+            }
+            return true;
+        }
         let Kind::Assign { targets, value } = e.ir.kind(parent) else {
             return false;
         };

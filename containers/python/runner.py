@@ -1052,6 +1052,36 @@ def _no_special_instance_names(*classes):
     return guard
 
 
+def _no_qhull_file_options(*classes):
+    """Qhull's `T` options (`TI file`, `TO file`, the traces) open files in native code:
+    `TI` reopens the process's standard input on any file, `TO` its output. scipy passes
+    `qhull_options` to Qhull as written; an option starting with `T` is refused."""
+    import inspect
+
+    def guard(module):
+        for name in classes:
+            cls = getattr(module, name, None)
+            init = getattr(cls, "__dict__", {}).get("__init__")
+            if init is None:
+                continue
+            signature = inspect.signature(init)
+
+            @functools.wraps(init)
+            def __init__(self, *args, original=init, signature=signature, **kwargs):
+                options = signature.bind(self, *args, **kwargs).arguments.get("qhull_options")
+                if isinstance(options, (bytes, bytearray)):
+                    options = bytes(options).decode("latin-1")
+                if isinstance(options, str) and any(
+                        word.lstrip("-")[:1] == "T" for word in options.split()):
+                    raise ValueError("Qhull's T options open files and trace to the process's "
+                                     "streams: leave them out (%r)" % options)
+                original(self, *args, **kwargs)
+
+            cls.__init__ = __init__
+
+    return guard
+
+
 class _ReadOnlyMemory:
     """What numpy builds a read-only array over (`__array_interface__`, its data flagged
     read-only): numpy never lets that array be made writable again, since this object exports
@@ -1542,7 +1572,9 @@ _GUARDS = {
     "scipy.sparse._coo": _checked_sparse_indices("_coo_base"),
     "scipy.odr._odrpack": _no_special_instance_names("Output"),
     "scipy.sparse._base": _index_arrays_read_only("_spbase"),
-    "scipy.spatial._qhull": _index_arrays_read_only("_QhullUser"),
+    "scipy.spatial._qhull": _all_of(
+        _index_arrays_read_only("_QhullUser"),
+        _no_qhull_file_options("ConvexHull", "Delaunay", "Voronoi", "HalfspaceIntersection")),
     "scipy.spatial._kdtree": _index_arrays_read_only("KDTree"),
     "matplotlib.tri._triangulation": _index_arrays_read_only("Triangulation"),
 }

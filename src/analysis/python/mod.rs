@@ -13,6 +13,7 @@ mod lower;
 mod members;
 mod memory_switches;
 mod patchers;
+mod qhull_options;
 mod reinit;
 mod settings;
 mod sizes;
@@ -442,6 +443,7 @@ impl Dialect for Python {
                 memory_switches::report(e, id);
                 artist_dispatch::report_through_own_class(e, id);
                 keyword_splats::report(e, id);
+                qhull_options::report(e, id);
             }
             Kind::Class { .. } => special_definitions::report(e, id),
             Kind::Assign { .. } => {

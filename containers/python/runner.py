@@ -1213,6 +1213,51 @@ def _index_arrays_read_only(*classes):
     return guard
 
 
+def _fitted_state_checked(base):
+    """A scikit-learn estimator's fitted state (its public names ending in `_`: an SVM's
+    `support_`, a tree's `tree_`) is what its compiled code trusts when it predicts, without
+    checking it again. Code outside the installed libraries (the snippet's) sees a library
+    estimator's fitted integer arrays as read-only views, and may replace its fitted state only
+    as `_check_replacement` allows (never an integer or an index array; another array only by
+    one of the same shape). Estimators the snippet writes on scikit-learn's bases and mixins
+    alone keep their own state as they like."""
+    numpy = sys.modules.get("numpy")
+    cls = getattr(base, "BaseEstimator", None)
+    if numpy is None or cls is None:
+        return
+    library_kinds = {}
+
+    def checked(obj, key):
+        if key[:1] == "_" or key[-1:] != "_":
+            return False
+        kind = type(obj)
+        if kind not in library_kinds:
+            library_kinds[kind] = any(
+                (c.__dict__.get("__module__") or "").startswith("sklearn.")
+                and not c.__dict__["__module__"].startswith(("sklearn.base", "sklearn.utils"))
+                for c in kind.__mro__)
+        if not library_kinds[kind]:
+            return False
+        caller = sys._getframe(2).f_code
+        return (caller is not _IN_COMPILED_LIBRARY
+                and not caller.co_filename.startswith(_installed_roots()))
+
+    original_set = cls.__setattr__
+    original_get = cls.__getattribute__
+
+    def __setattr__(self, key, value):
+        if checked(self, key):
+            _check_replacement(self, key, value, numpy)
+        original_set(self, key, value)
+
+    def __getattribute__(self, key):
+        value = original_get(self, key)
+        return _read_only(value, numpy) if checked(self, key) else value
+
+    cls.__setattr__ = __setattr__
+    cls.__getattribute__ = __getattribute__
+
+
 # Packages whose Python classes hold arrays their native code reads unchecked (the
 # analyzer's list of the same name, in src/analysis/python/special_definitions.rs, also has
 # scikit-learn's trees, whose arrays live in compiled classes no hook reaches: its estimators
@@ -1563,6 +1608,7 @@ _GUARDS = {
     "logging": _all_of(_public_format_fields, _no_special_extra),
     "pandas.core.accessor": _no_special_accessors,
     "joblib.memory": _no_cache_directory,
+    "sklearn.base": _fitted_state_checked,
     "doctest": _written_examples_only,
     "typing": _type_text_only,
     "annotationlib": _type_text_only,

@@ -866,6 +866,7 @@ def _matplotlib_backends_only(registry):
 def _internal_entities_only(etree):
     original = etree.iterparse
 
+    @functools.wraps(original)
     def iterparse(*args, **kwargs):
         if kwargs.get("resolve_entities", True) is not False:  # a truthy 1 resolves all
             kwargs["resolve_entities"] = "internal"
@@ -915,6 +916,7 @@ def _one_process_map(util):
         return
     original = wrapper.__init__
 
+    @functools.wraps(original)
     def __init__(self, pool=1):
         original(self, pool if callable(pool) else 1)
 
@@ -1014,6 +1016,7 @@ def _checked_sparse_indices(*classes):
             # The class's own check, whatever a subclass names `check_format`.
             check = cls.__dict__.get("check_format") or cls.__dict__.get("_check")
 
+            @functools.wraps(init)
             def __init__(self, arg1, *args, original=init, check=check, **kwargs):
                 if len(args) >= 3:  # shape, dtype, copy by position
                     args = args[:2] + (True,) + args[3:]
@@ -1041,6 +1044,7 @@ def _no_special_instance_names(*classes):
             if init is None:
                 continue
 
+            @functools.wraps(init)
             def __init__(self, *args, original=init, **kwargs):
                 original(self, *args, **kwargs)
                 for key in list(vars(self)):
@@ -1112,7 +1116,11 @@ def _framed(method):
     what it sets on its objects would look set by the code that called it."""
     def _in_compiled_library(*args, **kwargs):
         return method(*args, **kwargs)
-    return _in_compiled_library
+    if method is None:
+        return _in_compiled_library
+    # The method's name, documentation and signature (`inspect.signature` follows
+    # `__wrapped__`), so that `help()` and code reading a signature see the library's own.
+    return functools.update_wrapper(_in_compiled_library, method)
 
 
 _IN_COMPILED_LIBRARY = _framed(None).__code__
@@ -1361,6 +1369,9 @@ def _refuse_foreign_ancestry(cls):
             _check_ancestry(klass, cls)
         return object.__new__(klass)
 
+    # `inspect.signature(cls)` reads a class's own `__new__` first: it follows this one to
+    # the class's `__init__`, and so shows the parameters the class takes.
+    functools.update_wrapper(__new__, cls.__init__, assigned=(), updated=())
     try:
         cls.__init_subclass__ = classmethod(__init_subclass__)
         if cls.__new__ is object.__new__:  # a class making its own instances keeps its way
@@ -1415,6 +1426,7 @@ def _no_cache_directory(memory):
         return
     original = cls.__init__
 
+    @functools.wraps(original)
     def __init__(self, location=None, *args, **kwargs):
         original(self, None, *args, **kwargs)
 
@@ -1539,6 +1551,7 @@ def _annotation_text_only(module):
     if original is None or getattr(original, "_checks_type_text", False):
         return
 
+    @functools.wraps(original)
     def get_annotations(obj, *, eval_str=False, **kwargs):
         if eval_str:
             plain = {k: v for k, v in kwargs.items() if k not in ("globals", "locals")}
@@ -1575,11 +1588,13 @@ def _fonts_from_known_places(font_manager):
     cls = getattr(font_manager, "FontProperties", None)
     set_file = getattr(cls, "set_file", None)
     if set_file is not None:
+        @functools.wraps(set_file)
         def set_file_checked(self, file, original=set_file):
             return original(self, checked(file))
         cls.set_file = set_file_checked
     get_font = getattr(font_manager, "get_font", None)
     if get_font is not None:
+        @functools.wraps(get_font)
         def get_font_checked(font_filepaths, *args, original=get_font, **kwargs):
             paths = ([font_filepaths] if isinstance(font_filepaths, (str, bytes, os.PathLike))
                      else list(font_filepaths))

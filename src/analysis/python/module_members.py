@@ -73,15 +73,19 @@ DATA_LIBRARIES = {"numpy", "pandas", "scipy", "matplotlib", "sklearn"}
 
 # Parameter names by which the data libraries' functions take a file to read or write
 # (`numpy.fromregex(file, ...)`, `matplotlib.rc_params_from_file(fname)`,
-# `pandas.read_xml(..., stylesheet=...)`). Every function of theirs with one is a path
-# function to the analyzer, so a reader nobody listed by hand still has its path judged.
-# Names that the libraries also use for other things (`path`: a matplotlib `Path` object;
-# `fp`: `numpy.interp`'s y values; `source`: an axis) are not here.
+# `pandas.read_xml(..., stylesheet=...)`, `scipy.odr.ODR(..., rptfile=...)`). Every function
+# of theirs with one is a path function to the analyzer, so a reader or writer nobody listed
+# by hand still has its path judged: any name with `file` in it is one (see `takes_a_file`),
+# and so are these. Names that the libraries also use for other things (`path`: a matplotlib
+# `Path` object; `fp`: `numpy.interp`'s y values; `source`: an axis; `dir` in `tickdir`, a
+# direction) are not here.
 FILE_PARAMETERS = {
-    "file", "fname", "filename", "file_name", "fid", "fd", "filepath", "filepath_or_buffer",
-    "path_or_buf", "path_or_buffer", "path_or_open_file", "stylesheet", "infile", "thumbfile",
-    "container_path", "uncompressed_file_name", "destpath", "out_file", "outfile",
+    "fname", "fid", "fd", "path_or_buf", "path_or_buffer", "stylesheet", "container_path",
+    "destpath", "directory", "style_dir", "fontpath", "fontpaths",
 }
+
+# Names with `file` in them that take a flag, not a file.
+FLAGS_NAMED_FOR_FILES = {"asfileobj", "convert_file_like"}
 
 
 def canonical(name):
@@ -192,25 +196,77 @@ def reachable(roots):
     return found
 
 
+def takes_a_file(name):
+    """Whether a parameter of a data library's function takes a file, by its name."""
+    named_for_a_file = "file" in name.lower() and name not in FLAGS_NAMED_FOR_FILES
+    return named_for_a_file or name in FILE_PARAMETERS
+
+
+def parameters_of(value):
+    """A callable's parameters, `(name, positional)` each: from its signature, or, for a
+    compiled function that has none (`scipy.odr.odr`), from the first line of its
+    documentation when that writes the call out (`odr(fcn, beta0, y, x, ..., rptfile=None)`)."""
+    try:
+        return [
+            (p.name, p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
+            for p in inspect.signature(value).parameters.values()
+        ]
+    except BaseException:
+        pass
+    doc = getattr(value, "__doc__", None)
+    name = getattr(value, "__name__", None)
+    if not isinstance(doc, str) or not isinstance(name, str):
+        return []
+    text = doc.lstrip()
+    if not text.startswith(name + "("):
+        return []
+    depth, end = 0, None
+    for at, char in enumerate(text[len(name):], len(name)):
+        depth += char in "([{"
+        depth -= char in ")]}"
+        if depth == 0:
+            end = at
+            break
+    if end is None:
+        return []
+    found, positional, depth, word = [], True, 0, ""
+    for char in text[len(name) + 1:end] + ",":
+        if char == "," and depth == 0:
+            word = word.split("=")[0].strip()
+            if word in ("*", "/") or word.startswith("*"):
+                positional = positional and word == "/"
+            elif word.isidentifier():
+                found.append((word, positional))
+            word = ""
+            continue
+        depth += char in "([{"
+        depth -= char in ")]}"
+        word += char if depth == 0 and char not in ")]}" else ""
+    return found
+
+
 def file_parameters(value):
     """Where a function or class takes a file: `(position or None, name)` for each parameter
-    named in FILE_PARAMETERS."""
-    try:
-        parameters = inspect.signature(value).parameters.values()
-    except BaseException:
-        return []
+    `takes_a_file` names."""
     found = []
     position = 0
-    for parameter in parameters:
-        positional = parameter.kind in (
-            inspect.Parameter.POSITIONAL_ONLY,
-            inspect.Parameter.POSITIONAL_OR_KEYWORD,
-        )
-        if parameter.name in FILE_PARAMETERS:
-            found.append((position if positional else None, parameter.name))
+    for name, positional in parameters_of(value):
+        if takes_a_file(name):
+            found.append((position if positional else None, name))
         if positional:
             position += 1
     return found
+
+
+def compiled_part_of(home, owner):
+    """Whether a function whose `__module__` is `home` is a data library's own compiled code
+    (`scipy.odr.odr` says `_odrpack`, the bare name of its extension module)."""
+    return (
+        "." not in home
+        and home not in sys.stdlib_module_names
+        and home.lstrip("_") not in sys.modules
+        and package(owner) in DATA_LIBRARIES
+    )
 
 
 def survey(roots):
@@ -233,7 +289,7 @@ def survey(roots):
                 alias is None
                 and callable(value)
                 and isinstance(home, str)
-                and package(home) in DATA_LIBRARIES
+                and (package(home) in DATA_LIBRARIES or compiled_part_of(home, owner))
             ):
                 for position, name in file_parameters(value):
                     at = "-" if position is None else str(position)

@@ -242,6 +242,10 @@ pub struct Tables {
     /// Builtin classes a snippet's class may extend and still be only its own (they bring
     /// no method a rule judges by name).
     pub plain_bases: &'static [&'static str],
+    /// Modules whose export is a class that programs derive from (Node's `events` is
+    /// `EventEmitter`): as a class's base the module is followed, since what the class
+    /// inherits is the module's members, each judged where it is reached.
+    pub base_modules: &'static [&'static str],
     /// Decorators that return the function or class they are given (or one wrapping it
     /// that calls it).
     pub definition_keepers: &'static [&'static str],

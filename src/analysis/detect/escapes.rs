@@ -29,7 +29,7 @@ pub fn report(e: &mut Engine, id: NodeId) {
     let Some(tracked) = meanings.iter().copied().find(|m| is_tracked(e, *m)) else {
         return;
     };
-    if tracked.value == Value::Global && is_forwarded_this(e, id) {
+    if tracked.value == Value::Global && is_forwarded_this(e, id) || is_a_base_module(e, id) {
         return;
     }
     let shown = e
@@ -45,6 +45,24 @@ pub fn report(e: &mut Engine, id: NodeId) {
         DynamicKind::UntrackedValue,
         format!("{shown} is {how}, where the analyzer cannot follow it"),
     );
+}
+
+/// `class Counter extends EventEmitter`, where the name is Node's `events` module: a base
+/// the dialect's `base_modules` names, and nothing else `id` may be.
+fn is_a_base_module(e: &mut Engine, id: NodeId) -> bool {
+    let in_heads = e.ir.parent(id).is_some_and(|arg| {
+        matches!(e.ir.kind(arg), Kind::Arg { value, .. } if value == id)
+            && e.ir
+                .parent(arg)
+                .is_some_and(|c| matches!(e.ir.kind(c), Kind::Class { .. }))
+    });
+    let bases = e.dialect.tables().base_modules;
+    let meanings = e.resolve(id, 0);
+    in_heads
+        && !meanings.is_empty()
+        && meanings.iter().all(|m| {
+            !m.held && matches!(m.value, Value::Module(p) if bases.contains(&e.paths.text(p)))
+        })
 }
 
 /// True when the value of `id` goes where the analysis does not follow it.

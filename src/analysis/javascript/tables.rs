@@ -310,5 +310,6 @@ pub static TABLES: Tables = Tables {
         "SyntaxError",
         "TypeError",
     ],
+    base_modules: &["events"],
     definition_keepers: &[],
 };

@@ -447,6 +447,7 @@ pub static TABLES: Tables = Tables {
         "Warning",
         "UserWarning",
     ],
+    base_modules: &[],
     definition_keepers: &[
         "staticmethod",
         "classmethod",

@@ -366,7 +366,9 @@ function runChild() {
         return false;
       }
     });
-  const withoutBuffers = (list) => (Array.isArray(list) ? list.filter((i) => !isBuffer(i)) : list);
+  // Any iterable is a transfer list (a `Set` as well as an array).
+  const withoutBuffers = (list) =>
+    list === undefined || list === null ? list : Array.from(list).filter((i) => !isBuffer(i));
   const clone = globalThis.structuredClone;
   globalThis.structuredClone = function structuredClone(value, options) {
     if (options === undefined || options === null) return clone(value);
@@ -378,6 +380,22 @@ function runChild() {
     const list = Array.isArray(transfer) ? transfer : transfer.transfer;
     return post.call(this, value, withoutBuffers(list));
   };
+  // Node's own streams still detach buffers (a byte stream's reads and enqueues take the
+  // buffer they are given): a random fill, the one native writer into a buffer the snippet
+  // gives that works off the main thread, fills it at once instead, so it never writes into
+  // memory freed under it. The callback still comes later, as Node's would.
+  const crypto = require('crypto');
+  const { randomFillSync } = crypto;
+  const randomFill = crypto.randomFill;
+  crypto.randomFill = function randomFill_(buf, offset, size, callback) {
+    const args = [offset, size, callback];
+    const done = args.findLast((a) => typeof a === 'function');
+    if (done === undefined) return Reflect.apply(randomFill, crypto, arguments); // Node's error
+    const bounds = args.slice(0, args.indexOf(done));
+    randomFillSync(buf, ...bounds);
+    process.nextTick(done, null, buf);
+  };
+  Object.defineProperty(crypto.randomFill, 'name', { value: 'randomFill' });
   // Warm-up: create the stdout/stderr streams (Node makes them lazily, on a
   // program's first console.log) and load the module loader now.
   void process.stdout;

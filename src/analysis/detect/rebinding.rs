@@ -48,7 +48,8 @@ pub fn report(e: &mut Engine, id: NodeId) {
         let (Kind::Attr { object, .. } | Kind::Index { object, .. }) = e.ir.kind(target) else {
             continue;
         };
-        if let Some(owner) = library_owner(e, object, target)
+        let member = member_name(e, target);
+        if let Some(owner) = library_owner(e, object, member)
             && !WRITABLE.contains(&owner.as_str())
             && (owner != GLOBAL || replaces_a_global(e, target))
             && !e.resolve(target, 0).iter().any(|m| {
@@ -120,12 +121,13 @@ fn report_storing_call(e: &mut Engine, call: NodeId) {
     };
     if e.dialect.index_reads_member() {
         report_reparenting_call(e, call, callee);
+    } else {
+        return report_attribute_setter(e, call, callee);
     }
-    if !e.dialect.index_reads_member()
-        || !e
-            .names_of(callee)
-            .iter()
-            .any(|n| STORING.contains(&n.as_str()))
+    if !e
+        .names_of(callee)
+        .iter()
+        .any(|n| STORING.contains(&n.as_str()))
     {
         return;
     }
@@ -154,6 +156,37 @@ fn report_storing_call(e: &mut Engine, call: NodeId) {
             format!(
                 "members of `{owner}` are replaced: the analyzer reads them as the library \
                  defines them"
+            ),
+        );
+    }
+}
+
+/// Python's `setattr(sp.csr_matrix, "data", ...)` and `delattr`: a store into a member of
+/// the first argument, judged as `sp.csr_matrix.data = ...` is.
+fn report_attribute_setter(e: &mut Engine, call: NodeId, callee: NodeId) {
+    const SETTERS: &[&str] = &["setattr", "delattr"];
+    if !e
+        .names_of(callee)
+        .iter()
+        .any(|n| SETTERS.contains(&n.as_str()))
+    {
+        return;
+    }
+    let args = e.positional_args(call);
+    let Some(&object) = args.first() else {
+        return;
+    };
+    let member = args
+        .get(1)
+        .and_then(|&name| e.fold(name, 0))
+        .map(|n| n.to_string());
+    if let Some(owner) = library_owner(e, object, member) {
+        e.dynamic(
+            call,
+            DynamicKind::UntrackedValue,
+            format!(
+                "a member of `{owner}` is replaced: the analyzer reads it as the library \
+                 defines it"
             ),
         );
     }
@@ -194,10 +227,10 @@ fn store_leaves(e: &Engine, target: NodeId, out: &mut Vec<NodeId>) {
 /// The module or builtin an expression is, by name, if it is one whose members the analyzer
 /// reads as the library defines them: a module or capability (`os`, `path`, `process`), every
 /// member of it; a builtin (`String`, `Array.prototype`), the members the folder models
-/// (`fromCharCode`, `join`, `concat`); the global object, checked by the caller; `sys.modules`,
-/// whose entries every import reads.
-fn library_owner(e: &mut Engine, object: NodeId, target: NodeId) -> Option<String> {
-    let member = member_name(e, target);
+/// (`fromCharCode`, `join`, `concat`); a Python library's class or module, every member but
+/// a settings object's; the global object, checked by the caller; `sys.modules`, whose
+/// entries every import reads. `member` is the member stored, when it is known.
+fn library_owner(e: &mut Engine, object: NodeId, member: Option<String>) -> Option<String> {
     e.resolve(object, 0)
         .to_vec()
         .into_iter()

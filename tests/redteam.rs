@@ -1625,3 +1625,82 @@ fn strict_denies_the_thirty_first_pass_classes() {
         "import matplotlib.pyplot as plt\nstyle = {'color': 'red'}\nprint(len(style), style.get('color'))\nplt.plot([1, 2], **style)\nplt.savefig('a.png')\n",
     ]);
 }
+
+/// The thirty-second pass, against the newest rules, reached a method's function by its bare
+/// name in its own class body (and so called it on a library object), gave the snippet's own
+/// base of a native-array subclass a property after an instance existed, changed a library's
+/// class itself (`sp.csr_matrix.data = ...`), and set matplotlib's `figure.hooks` (a
+/// `module:function` pyplot imports and calls). (Its scikit-learn fitted-state and Node byte
+/// stream findings are refused at run time.)
+#[test]
+fn strict_denies_the_thirty_second_pass_classes() {
+    let mut python = after(
+        "import warnings\nclass Peek:\n    _module = None\n    def get(self):\n        return self._module\n",
+        &[
+            "    reach = staticmethod(get)\nprint(Peek().reach(warnings.catch_warnings()))\n",
+            "    def run(self, f=get):\n        return f(warnings.catch_warnings())\nprint(Peek().run())\n",
+            "    table = {'g': get}\nprint(Peek.table['g'](warnings.catch_warnings()))\n",
+            "    __getitem__ = staticmethod(lambda k, f=get: f(k))\nprint(Peek()[warnings.catch_warnings()])\n",
+        ],
+    );
+    python.extend(after(
+        "import numpy as np\nimport scipy.sparse as sp\nimport matplotlib.tri as mtri\nshort = property(lambda self: np.ones(1))\nclass Base:\n    pass\nclass Sparse(Base, sp.csr_matrix):\n    pass\no = Sparse(np.ones((4, 4)))\n",
+        &[
+            "Base.data = short\n",
+            "setattr(Base, 'data', short)\n",
+            "sp.csr_matrix.data = short\n",
+            "M = sp.csr_matrix\nfor M.data in [short]:\n    pass\n",
+            "mtri.Triangulation.triangles = short\n",
+            "setattr(sp.csr_matrix, 'data', short)\n",
+        ],
+    ));
+    python.extend(after(
+        "import matplotlib as mpl\nimport matplotlib.pyplot as plt\nhook = 'subprocess:call'\n",
+        &[
+            "mpl.rcParams['figure.hooks'] = [hook]\n",
+            "plt.rc('figure', hooks=[hook])\n",
+            "with plt.rc_context({'figure.hooks': [hook]}):\n    plt.figure()\n",
+            "plt.style.use({'figure.hooks': [hook]})\n",
+        ],
+    ));
+    assert_strict_denies_each(&python, &[]);
+    assert_strict_allows_each(&[
+        "class Temperature:\n    def __init__(self):\n        self._c = 0.0\n    def get_c(self):\n        return self._c\n    def set_c(self, value):\n        self._c = float(value)\n    celsius = property(get_c, set_c)\n    @property\n    def kelvin(self):\n        return self._c + 273.15\n    @kelvin.setter\n    def kelvin(self, value):\n        self._c = value - 273.15\nt = Temperature()\nt.celsius = 20\nt.kelvin = 300\nprint(t.celsius, t.kelvin)\n",
+        "import pandas as pd\nimport matplotlib as mpl\nimport matplotlib.pyplot as plt\npd.options.display.max_rows = 20\nmpl.rcParams['figure.figsize'] = (4, 3)\nplt.rcParams['figure.hooks'] = []\nplt.plot([1, 2])\nplt.savefig('a.png')\n",
+    ]);
+}
+
+/// The thirty-third pass, broad over the library surface, found file names parsed out of a
+/// native option string (Qhull's `TI file` reopened the process's input on any file) and
+/// file parameters on no list (scipy.odr's `rptfile` and `errfile`, on the class and on the
+/// compiled function); and ordinary Node code denied (`class C extends require('events')`).
+#[test]
+fn strict_denies_the_thirty_third_pass_classes() {
+    let mut python = after(
+        "import numpy as np\nfrom scipy.spatial import ConvexHull, Delaunay, Voronoi\npoints = np.random.default_rng(0).random((10, 2))\nname = open('k.txt').read()\n",
+        &[
+            "ConvexHull(points, qhull_options='TI/etc/passwd')\n",
+            "Delaunay(points, False, False, 'Qt TI ' + name)\n",
+            "Voronoi(points, qhull_options=name)\n",
+            "opts = {'qhull_options': 'TO /dev/shm/x'}\nConvexHull(points, **opts)\n",
+        ],
+    );
+    python.extend(after(
+        "import numpy as np\nfrom scipy import odr\nx = np.arange(5.0)\nP = open('k.txt').read()\n",
+        &[
+            "odr.ODR(odr.Data(x, 2 * x), odr.unilinear, beta0=[1.0, 0.0], rptfile=P).run()\n",
+            "odr.ODR(odr.Data(x, 2 * x), odr.unilinear, beta0=[1.0, 0.0], errfile='/dev/shm/e').run()\n",
+            "odr.odr(lambda b, x: b[0] * x, [1.0], 2 * x, x, rptfile=P)\n",
+        ],
+    ));
+    assert_strict_denies_each(&python, &[]);
+    assert_strict_allows_each(&[
+        "import numpy as np\nfrom scipy.spatial import ConvexHull, Delaunay\npoints = np.random.default_rng(0).random((10, 2))\nprint(ConvexHull(points, qhull_options='QJ').volume, len(Delaunay(points, qhull_options=None).simplices))\n",
+    ]);
+    let emitter = "const EventEmitter = require('events');\nclass Counter extends EventEmitter {\n  bump() { this.emit('bump', 1); }\n}\nconst c = new Counter();\nc.on('bump', (n) => console.log(n));\nc.bump();\n";
+    let verdict = load("strict")
+        .unwrap()
+        .judge(&analyze(Language::JavaScript, emitter.as_bytes()))
+        .verdict;
+    assert_ne!(verdict, Verdict::Deny, "{emitter}");
+}

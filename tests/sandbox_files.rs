@@ -491,3 +491,58 @@ print(bunch.x, hasattr(bunch, key))
         assert_eq!(e.stdout.trim(), "object [1]\n1 False", "{e:?}");
     }
 }
+
+on_every_backend! {
+    /// Library code the snippet could point at anything: matplotlib's `figure.hooks` (a
+    /// `module:function` imported and called with each new figure) is refused however it is
+    /// stored; Qhull's `T` options (which reopen the process's input or output on any file)
+    /// are refused while its other options work; a scikit-learn estimator's fitted index
+    /// arrays are neither replaced nor changed in place by the snippet, while other fitted
+    /// arrays keep their shape, hyperparameters change freely and scikit-learn's own fitting
+    /// (a warm start) works; and the guards keep the libraries' signatures.
+    async fn library_hooks_qhull_options_and_fitted_state_refuse_the_snippet(backend) {
+        let code = r#"
+import inspect
+import numpy as np
+import matplotlib as mpl
+import matplotlib.pyplot as plt
+def attempt(label, action):
+    try:
+        action()
+        print(label, "ran")
+    except ValueError:
+        print(label, "refused")
+attempt("hooks", lambda: mpl.rcParams.__setitem__("figure.hooks", ["os:getcwd"]))
+dict.__setitem__(mpl.rcParams, "figure.hooks", ["os:getcwd"])
+attempt("hooks stored", plt.figure)
+dict.__setitem__(mpl.rcParams, "figure.hooks", [])
+plt.figure()
+from scipy.spatial import ConvexHull
+points = np.random.default_rng(0).random((12, 2))
+attempt("input file", lambda: ConvexHull(points, qhull_options="TI /etc/hostname"))
+attempt("output file", lambda: ConvexHull(points, False, "Qt TO /tmp/x"))
+print("hull", round(ConvexHull(points, qhull_options="QJ").volume, 3) > 0)
+from sklearn.svm import SVC
+from sklearn.ensemble import RandomForestClassifier
+X = np.array([[0.0, 0.0], [1.0, 1.0], [0.0, 1.0], [1.0, 0.0]] * 5)
+y = np.array([0, 1, 1, 0] * 5)
+clf = SVC(kernel="linear").fit(X, y)
+attempt("support", lambda: setattr(clf, "support_", np.arange(10**5, dtype=np.int32)))
+attempt("support in place", lambda: clf.support_.__setitem__(0, 10**6))
+attempt("dual shape", lambda: setattr(clf, "dual_coef_", np.ones((1, 1))))
+clf.dual_coef_ = clf.dual_coef_ * 1.0
+print("svc", clf.predict(X[:4]).tolist())
+rf = RandomForestClassifier(n_estimators=3, warm_start=True, random_state=0).fit(X, y)
+rf.n_estimators += 2
+print("forest", len(rf.fit(X, y).estimators_), rf.classes_.tolist())
+from scipy.odr import ODR
+print("signature", list(inspect.signature(ODR).parameters)[:3])
+"#;
+        let e = run(backend, &tight_limits(), Language::Python, code, &[]).await;
+        assert_eq!(
+            e.stdout.trim(),
+            "hooks refused\nhooks stored refused\ninput file refused\noutput file refused\nhull True\nsupport refused\nsupport in place refused\ndual shape refused\nsvc [0, 1, 1, 0]\nforest 5 [0, 1]\nsignature ['data', 'model', 'beta0']",
+            "{e:?}"
+        );
+    }
+}

@@ -1000,6 +1000,20 @@ def _no_special_accessors(accessor):
     accessor._register_accessor = _register_accessor
 
 
+def _each_init(classes, wrap):
+    """A guard that gives each of the module's `classes` the `__init__` that `wrap(init)` makes
+    of the one the class defines, with that one's name, documentation and signature."""
+
+    def guard(module):
+        for name in classes:
+            cls = getattr(module, name, None)
+            init = getattr(cls, "__dict__", {}).get("__init__")
+            if init is not None:
+                cls.__init__ = functools.wraps(init)(wrap(cls, init))
+
+    return guard
+
+
 def _checked_sparse_indices(*classes):
     """scipy's sparse matrices check only the shape of the index arrays they are built from,
     not that the indices lie inside the matrix, and keep the caller's arrays: indices out of
@@ -1007,53 +1021,40 @@ def _checked_sparse_indices(*classes):
     read and write outside the arrays. Construction copies what it is given and checks every
     index. (The matrix's own `indices` and `indptr` are not for strict snippets to reach.)"""
 
-    def guard(module):
-        for name in classes:
-            cls = getattr(module, name, None)
-            init = getattr(cls, "__dict__", {}).get("__init__")
-            if init is None:
-                continue
-            # The class's own check, whatever a subclass names `check_format`.
-            check = cls.__dict__.get("check_format") or cls.__dict__.get("_check")
+    def wrap(cls, original):
+        # The class's own check, whatever a subclass names `check_format`.
+        check = cls.__dict__.get("check_format") or cls.__dict__.get("_check")
 
-            @functools.wraps(init)
-            def __init__(self, arg1, *args, original=init, check=check, **kwargs):
-                if len(args) >= 3:  # shape, dtype, copy by position
-                    args = args[:2] + (True,) + args[3:]
-                else:
-                    kwargs["copy"] = True
-                original(self, arg1, *args, **kwargs)
-                if check is not None and check.__name__ == "check_format":
-                    check(self, full_check=True)
-                elif check is not None:  # COO's `_check`, whatever a subclass defines
-                    check(self)
+        def __init__(self, arg1, *args, **kwargs):
+            if len(args) >= 3:  # shape, dtype, copy by position
+                args = args[:2] + (True,) + args[3:]
+            else:
+                kwargs["copy"] = True
+            original(self, arg1, *args, **kwargs)
+            if check is not None and check.__name__ == "check_format":
+                check(self, full_check=True)
+            elif check is not None:  # COO's `_check`, whatever a subclass defines
+                check(self)
 
-            cls.__init__ = __init__
+        return __init__
 
-    return guard
+    return _each_init(classes, wrap)
 
 
 def _no_special_instance_names(*classes):
     """Classes that copy a mapping they are given into their attributes (scipy's ODR `Output`
     keeps its fourth item so): a special (`__dunder__`) name from data is refused."""
 
-    def guard(module):
-        for name in classes:
-            cls = getattr(module, name, None)
-            init = getattr(cls, "__init__", None)
-            if init is None:
-                continue
+    def wrap(cls, original):
+        def __init__(self, *args, **kwargs):
+            original(self, *args, **kwargs)
+            for key in list(vars(self)):
+                if _may_name_special(key):
+                    raise ValueError("an attribute may not be named by data: %r" % key)
 
-            @functools.wraps(init)
-            def __init__(self, *args, original=init, **kwargs):
-                original(self, *args, **kwargs)
-                for key in list(vars(self)):
-                    if _may_name_special(key):
-                        raise ValueError("an attribute may not be named by data: %r" % key)
+        return __init__
 
-            cls.__init__ = __init__
-
-    return guard
+    return _each_init(classes, wrap)
 
 
 def _no_qhull_file_options(*classes):
@@ -1062,28 +1063,22 @@ def _no_qhull_file_options(*classes):
     `qhull_options` to Qhull as written; an option starting with `T` is refused."""
     import inspect
 
-    def guard(module):
-        for name in classes:
-            cls = getattr(module, name, None)
-            init = getattr(cls, "__dict__", {}).get("__init__")
-            if init is None:
-                continue
-            signature = inspect.signature(init)
+    def wrap(cls, original):
+        signature = inspect.signature(original)
 
-            @functools.wraps(init)
-            def __init__(self, *args, original=init, signature=signature, **kwargs):
-                options = signature.bind(self, *args, **kwargs).arguments.get("qhull_options")
-                if isinstance(options, (bytes, bytearray)):
-                    options = bytes(options).decode("latin-1")
-                if isinstance(options, str) and any(
-                        word.lstrip("-")[:1] == "T" for word in options.split()):
-                    raise ValueError("Qhull's T options open files and trace to the process's "
-                                     "streams: leave them out (%r)" % options)
-                original(self, *args, **kwargs)
+        def __init__(self, *args, **kwargs):
+            options = signature.bind(self, *args, **kwargs).arguments.get("qhull_options")
+            if isinstance(options, (bytes, bytearray)):
+                options = bytes(options).decode("latin-1")
+            if isinstance(options, str) and any(
+                    word.lstrip("-")[:1] == "T" for word in options.split()):
+                raise ValueError("Qhull's T options open files and trace to the process's "
+                                 "streams: leave them out (%r)" % options)
+            original(self, *args, **kwargs)
 
-            cls.__init__ = __init__
+        return __init__
 
-    return guard
+    return _each_init(classes, wrap)
 
 
 class _ReadOnlyMemory:

@@ -403,9 +403,10 @@ pub trait Dialect: Sync {
         false
     }
 
-    /// A library's settings object whose stores a rule judges by the value stored (Python:
-    /// matplotlib's `rcParams`, `pandas.options` and its groups).
-    fn is_settings_owner(&self, _owner: &str) -> bool {
+    /// A library's settings object whose stores (into an item, `by_item`, or an attribute) a
+    /// rule judges by the value stored (Python: the items of matplotlib's `rcParams`, the
+    /// attributes of `pandas.options` and its groups).
+    fn is_settings_owner(&self, _owner: &str, _by_item: bool) -> bool {
         false
     }
 

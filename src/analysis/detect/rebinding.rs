@@ -49,7 +49,8 @@ pub fn report(e: &mut Engine, id: NodeId) {
             continue;
         };
         let member = member_name(e, target);
-        if let Some(owner) = library_owner(e, object, member)
+        let by_item = matches!(e.ir.kind(target), Kind::Index { .. });
+        if let Some(owner) = library_owner(e, object, member, by_item)
             && !WRITABLE.contains(&owner.as_str())
             && (owner != GLOBAL || replaces_a_global(e, target))
             && !e.resolve(target, 0).iter().any(|m| {
@@ -180,7 +181,7 @@ fn report_attribute_setter(e: &mut Engine, call: NodeId, callee: NodeId) {
         .get(1)
         .and_then(|&name| e.fold(name, 0))
         .map(|n| n.to_string());
-    if let Some(owner) = library_owner(e, object, member) {
+    if let Some(owner) = library_owner(e, object, member, false) {
         e.dynamic(
             call,
             DynamicKind::UntrackedValue,
@@ -229,8 +230,14 @@ fn store_leaves(e: &Engine, target: NodeId, out: &mut Vec<NodeId>) {
 /// member of it; a builtin (`String`, `Array.prototype`), the members the folder models
 /// (`fromCharCode`, `join`, `concat`); a Python library's class or module, every member but
 /// a settings object's; the global object, checked by the caller; `sys.modules`, whose
-/// entries every import reads. `member` is the member stored, when it is known.
-fn library_owner(e: &mut Engine, object: NodeId, member: Option<String>) -> Option<String> {
+/// entries every import reads. `member` is the member stored, when it is known, as an item
+/// (`by_item`) or an attribute.
+fn library_owner(
+    e: &mut Engine,
+    object: NodeId,
+    member: Option<String>,
+    by_item: bool,
+) -> Option<String> {
     e.resolve(object, 0)
         .to_vec()
         .into_iter()
@@ -277,7 +284,7 @@ fn library_owner(e: &mut Engine, object: NodeId, member: Option<String>) -> Opti
                 // answers for the arrays of every sparse matrix, made before or after).
                 let python_library = !e.dialect.index_reads_member()
                     && e.paths.module_len(p) > 0
-                    && !e.dialect.is_settings_owner(&owner);
+                    && !e.dialect.is_settings_owner(&owner, by_item);
                 (modelled || prototype || namespace || every_object || python_library)
                     .then_some(owner)
             }

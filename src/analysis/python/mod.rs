@@ -198,8 +198,8 @@ impl Dialect for Python {
             .then_some(NamespaceMember::Lookup)
     }
 
-    fn is_settings_owner(&self, owner: &str) -> bool {
-        settings::is_settings_owner(owner)
+    fn is_settings_owner(&self, owner: &str, by_item: bool) -> bool {
+        settings::is_settings_owner(owner, by_item)
     }
 
     fn is_own_module(&self, module: &str) -> bool {

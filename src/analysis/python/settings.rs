@@ -165,10 +165,20 @@ pub fn is_settings_name(name: &str) -> bool {
         || STYLE_USERS.contains(&name)
 }
 
-/// Settings objects whose stores `report` judges by the key and value stored: `rcParams` (and
-/// its aliases), `pandas.options` and its option groups (`pd.options.display.max_rows = 10`).
-pub fn is_settings_owner(owner: &str) -> bool {
-    is_settings_name(owner) || owner.starts_with("pandas.options.")
+/// Settings objects whose stores `report` judges by the key and value stored: the items of
+/// an `rcParams` (`mpl.rcParams["lines.linewidth"] = 2`; never its attributes, nor the
+/// `RcParams` class, whose methods every read goes through), and the attributes of
+/// `pandas.options` and its option groups (`pd.options.display.max_rows = 10`).
+pub fn is_settings_owner(owner: &str, by_item: bool) -> bool {
+    if by_item {
+        owner.starts_with("matplotlib.")
+            && owner
+                .rsplit('.')
+                .next()
+                .is_some_and(|last| RC_OBJECTS.contains(&last))
+    } else {
+        owner == "pandas.options" || owner.starts_with("pandas.options.")
+    }
 }
 
 pub fn report(e: &mut Engine, id: NodeId) {

@@ -1060,7 +1060,7 @@ def _no_special_instance_names(*classes):
 def _no_qhull_file_options(*classes):
     """Qhull's `T` options (`TI file`, `TO file`, the traces) open files in native code:
     `TI` reopens the process's standard input on any file, `TO` its output. scipy passes
-    `qhull_options` to Qhull as written; an option starting with `T` is refused."""
+    `qhull_options` to Qhull as written; a `T` anywhere in them is refused."""
     import inspect
 
     def wrap(cls, original):
@@ -1070,8 +1070,9 @@ def _no_qhull_file_options(*classes):
             options = signature.bind(self, *args, **kwargs).arguments.get("qhull_options")
             if isinstance(options, (bytes, bytearray)):
                 options = bytes(options).decode("latin-1")
-            if isinstance(options, str) and any(
-                    word.lstrip("-")[:1] == "T" for word in options.split()):
+            # Qhull reads on inside a word after a number (`C-0TI file`); no option but
+            # these has a capital T.
+            if isinstance(options, str) and "T" in options:
                 raise ValueError("Qhull's T options open files and trace to the process's "
                                  "streams: leave them out (%r)" % options)
             original(self, *args, **kwargs)

@@ -1,9 +1,10 @@
 //! Qhull's option text. scipy's spatial classes hand `qhull_options` to Qhull as written, and
 //! Qhull's `T` options open files in native code: `TI file` reopens the process's standard
 //! input on any file (the snippet then reads it as its own input), `TO file` its output. An
-//! option text is judged as a file the call opens: one with a `T` option, or one the analyzer
-//! cannot read, names a file no rule can prove is in the work dir. (The runner refuses `T`
-//! options too.)
+//! option text is judged as a file the call opens: one with a `T` anywhere (Qhull reads on
+//! inside a word after a number: `C-0TI file`; no other option has a capital `T`), or one the
+//! analyzer cannot read, names a file no rule can prove is in the work dir. (The runner
+//! refuses a `T` too.)
 
 use crate::analysis::engine::Engine;
 use crate::analysis::facts::FactKind;
@@ -46,10 +47,8 @@ pub fn report(e: &mut Engine, call: NodeId) {
     let Some(options) = given else {
         return; // scipy's own options only
     };
-    let opens_a_file = options.as_deref().is_none_or(|text| {
-        text.split_whitespace()
-            .any(|word| word.trim_start_matches('-').starts_with('T'))
-    });
+    // Qhull reads on inside a word after a number (`C-0TI file`): any `T` is taken for one.
+    let opens_a_file = options.as_deref().is_none_or(|text| text.contains('T'));
     if opens_a_file {
         e.push(
             call,

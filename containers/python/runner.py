@@ -827,22 +827,22 @@ def _no_figure_hook_settings(rcsetup):
     rcsetup._validators["figure.hooks"] = validate_figure_hooks
 
 
-def _no_figure_hooks(matplotlib):
-    """`figure.hooks` stored past its validator (`dict.__setitem__(rcParams, ...)`) is refused
-    where it is read."""
-    params = getattr(matplotlib, "RcParams", None)
-    original = getattr(params, "__getitem__", None)
-    if original is None:
-        return
+def _no_figure_hooks(pyplot):
+    """However the hooks reach `pyplot.figure` (stored past the validator, or an `rcParams`
+    whose class or item lookup the snippet replaced), the figure imports nothing: an import
+    asked for by `pyplot.figure` itself is refused where the import is made."""
+    import importlib
 
-    @functools.wraps(original)
-    def __getitem__(self, key):
-        value = original(self, key)
-        if key == "figure.hooks" and value:
+    here = getattr(pyplot, "__file__", None)
+    original = importlib.import_module
+
+    def import_module(name, package=None):
+        caller = sys._getframe(1).f_code
+        if caller.co_name == "figure" and caller.co_filename == here:
             raise ValueError(_HOOKS_REFUSED)
-        return value
+        return original(name, package)
 
-    params.__getitem__ = __getitem__
+    importlib.import_module = import_module
 
 
 def _matplotlib_backends_only(registry):
@@ -1608,7 +1608,7 @@ def _all_of(*guards):
 
 
 _GUARDS = {
-    "matplotlib": _no_figure_hooks,
+    "matplotlib.pyplot": _no_figure_hooks,
     "matplotlib.rcsetup": _all_of(_read_cycler_text_only, _no_figure_hook_settings),
     "matplotlib.backends.registry": _matplotlib_backends_only,
     "matplotlib.font_manager": _fonts_from_known_places,

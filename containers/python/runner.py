@@ -1150,8 +1150,7 @@ def _check_replacement(obj, key, value, numpy):
     arrays = current if isinstance(current, tuple) else (current,)
     if (isinstance(current, (int, numpy.integer)) and not isinstance(current, bool)
             or any(isinstance(a, numpy.ndarray) and a.dtype.kind in "iu" for a in arrays)):
-        raise ValueError("%s.%s is what its native code trusts: build a new object instead"
-                         % (type(obj).__name__, key))
+        raise ValueError(_KEPT % (type(obj).__name__, key))
     if isinstance(current, numpy.ndarray) and not (
             isinstance(value, numpy.ndarray) and value.shape == current.shape
             and value.dtype.kind in "biufc"):
@@ -1159,26 +1158,40 @@ def _check_replacement(obj, key, value, numpy):
                          % (type(obj).__name__, key, current.shape))
 
 
+_KEPT = "%s.%s is what its native code trusts: build a new object instead"
+
+
 def _checked_replacements(cls, numpy):
     """`cls` (a class whose native code trusts what its objects hold) checks each public
     attribute that code outside the installed libraries (the snippet's) replaces (see
     `_check_replacement`), by plain assignment, `setattr` or a property; the libraries' own
-    code sets what it likes. Once per hierarchy: a subclass inherits the check unless it
+    code sets what it likes. Such code may not delete a public attribute either (an absent one
+    would then take anything). Once per hierarchy: a subclass inherits the check unless it
     defines its own `__setattr__`."""
     original = cls.__setattr__
     if getattr(original, "_checks_replacements", False):
         return
+    original_delete = cls.__delattr__
+
+    def from_outside(key):
+        caller = sys._getframe(2).f_code
+        return (key[:1] != "_" and caller is not _IN_COMPILED_LIBRARY
+                and not caller.co_filename.startswith(_installed_roots()))
 
     def __setattr__(self, key, value):
-        caller = sys._getframe(1).f_code
-        if (key[:1] != "_" and caller is not _IN_COMPILED_LIBRARY
-                and not caller.co_filename.startswith(_installed_roots())):
+        if from_outside(key):
             _check_replacement(self, key, value, numpy)
         original(self, key, value)
+
+    def __delattr__(self, key):
+        if from_outside(key):
+            raise ValueError(_KEPT % (type(self).__name__, key))
+        original_delete(self, key)
 
     __setattr__._checks_replacements = True
     try:
         cls.__setattr__ = __setattr__
+        cls.__delattr__ = __delattr__
     except TypeError:
         pass  # a compiled class, whose attributes its own code checks
 
@@ -1221,9 +1234,9 @@ def _fitted_state_checked(base):
     """A scikit-learn estimator's fitted state (its public names ending in `_`: an SVM's
     `support_`, a tree's `tree_`) is what its compiled code trusts when it predicts, without
     checking it again. Code outside the installed libraries (the snippet's) sees a library
-    estimator's fitted integer arrays as read-only views, and may replace its fitted state only
+    estimator's fitted integer arrays as read-only views, may replace its fitted state only
     as `_check_replacement` allows (never an integer or an index array; another array only by
-    one of the same shape). Estimators the snippet writes on scikit-learn's bases and mixins
+    one of the same shape), and may neither add fitted state nor delete it. Estimators the snippet writes on scikit-learn's bases and mixins
     alone keep their own state as they like."""
     numpy = sys.modules.get("numpy")
     cls = getattr(base, "BaseEstimator", None)
@@ -1248,11 +1261,20 @@ def _fitted_state_checked(base):
 
     original_set = cls.__setattr__
     original_get = cls.__getattribute__
+    original_delete = cls.__delattr__
 
     def __setattr__(self, key, value):
         if checked(self, key):
+            if key not in original_get(self, "__dict__"):
+                raise ValueError("%s.%s is set by fitting: fit the estimator instead"
+                                 % (type(self).__name__, key))
             _check_replacement(self, key, value, numpy)
         original_set(self, key, value)
+
+    def __delattr__(self, key):
+        if checked(self, key):
+            raise ValueError(_KEPT % (type(self).__name__, key))
+        original_delete(self, key)
 
     def __getattribute__(self, key):
         value = original_get(self, key)
@@ -1260,6 +1282,7 @@ def _fitted_state_checked(base):
 
     cls.__setattr__ = __setattr__
     cls.__getattribute__ = __getattribute__
+    cls.__delattr__ = __delattr__
 
 
 # Packages whose Python classes hold arrays their native code reads unchecked (the

@@ -380,10 +380,34 @@ function runChild() {
     const list = Array.isArray(transfer) ? transfer : transfer.transfer;
     return post.call(this, value, withoutBuffers(list));
   };
-  // Node's own streams still detach buffers (a byte stream's reads and enqueues take the
-  // buffer they are given): a random fill, the one native writer into a buffer the snippet
-  // gives that works off the main thread, fills it at once instead, so it never writes into
-  // memory freed under it. The callback still comes later, as Node's would.
+  // A byte stream takes the buffer of each view it is given (a BYOB read's view, an enqueued
+  // chunk, a responding view), detaching it while Node's asynchronous work (a compressor, a
+  // file write) may still read or write it: each is given a copy instead, whose views keep
+  // the offsets the stream checks. The snippet's own buffer stays as it was.
+  const copyOf = (view) =>
+    ArrayBuffer.isView(view)
+      ? new view.constructor(view.buffer.slice(0), view.byteOffset, view.length ?? view.byteLength)
+      : view;
+  for (const [kind, method] of [
+    [globalThis.ReadableStreamBYOBReader, 'read'],
+    [globalThis.ReadableByteStreamController, 'enqueue'],
+    [globalThis.ReadableStreamBYOBRequest, 'respondWithNewView'],
+  ]) {
+    const original = kind?.prototype[method];
+    if (typeof original !== 'function') continue;
+    Object.defineProperty(kind.prototype, method, {
+      value: {
+        [method](view, ...rest) {
+          return Reflect.apply(original, this, [copyOf(view), ...rest]);
+        },
+      }[method],
+      writable: true,
+      configurable: true,
+    });
+  }
+  // A random fill, a native writer into a buffer the snippet gives that works off the main
+  // thread, fills it at once instead, so it never writes into memory freed under it. The
+  // callback still comes later, as Node's would.
   const crypto = require('crypto');
   const { randomFillSync } = crypto;
   const randomFill = crypto.randomFill;

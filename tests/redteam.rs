@@ -1704,3 +1704,31 @@ fn strict_denies_the_thirty_third_pass_classes() {
         .verdict;
     assert_ne!(verdict, Verdict::Deny, "{emitter}");
 }
+
+/// The thirty-fourth pass, against those closures, replaced the item lookup of matplotlib's
+/// `RcParams` class (the settings exemption covered the class and its methods), glued a Qhull
+/// `T` option inside another (`C-0TI file`), and deleted a library object's arrays before
+/// storing new ones (refused at run time, as a byte stream detaching a compressor's input is).
+#[test]
+fn strict_denies_the_thirty_fourth_pass_classes() {
+    let mut python = after(
+        "import matplotlib as mpl\nimport matplotlib.pyplot as plt\nhooks = lambda self, key: ['subprocess:call']\n",
+        &[
+            "mpl.RcParams.__getitem__ = hooks\n",
+            "setattr(mpl.RcParams, '__getitem__', hooks)\n",
+            "mpl.rcParams.validate = {}\n",
+            "plt.rcParams.__class__.get = hooks\n",
+        ],
+    );
+    python.extend(after(
+        "import numpy as np\nfrom scipy.spatial import ConvexHull, HalfspaceIntersection\npoints = np.random.default_rng(0).random((10, 2))\n",
+        &[
+            "ConvexHull(points, qhull_options='C-0TI/etc/hostname')\n",
+            "ConvexHull(points, qhull_options='QJ C-0TO/dev/shm/x')\n",
+        ],
+    ));
+    assert_strict_denies_each(&python, &[]);
+    assert_strict_allows_each(&[
+        "import matplotlib as mpl\nimport pandas as pd\nmpl.rcParams['lines.linewidth'] = 2\npd.options.display.precision = 3\nprint(mpl.rcParams['lines.linewidth'])\n",
+    ]);
+}

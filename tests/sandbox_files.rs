@@ -495,11 +495,13 @@ print(bunch.x, hasattr(bunch, key))
 on_every_backend! {
     /// Library code the snippet could point at anything: matplotlib's `figure.hooks` (a
     /// `module:function` imported and called with each new figure) is refused however it is
-    /// stored; Qhull's `T` options (which reopen the process's input or output on any file)
-    /// are refused while its other options work; a scikit-learn estimator's fitted index
-    /// arrays are neither replaced nor changed in place by the snippet, while other fitted
-    /// arrays keep their shape, hyperparameters change freely and scikit-learn's own fitting
-    /// (a warm start) works; and the guards keep the libraries' signatures.
+    /// stored or read (an `RcParams` class whose item lookup the snippet replaced); Qhull's `T`
+    /// options (which reopen the process's input or output on any file), even glued inside
+    /// another option, are refused while its other options work; a scikit-learn estimator's
+    /// fitted index arrays are neither replaced, changed in place, deleted nor added by the
+    /// snippet (nor a sparse matrix's arrays deleted), while other fitted arrays keep their
+    /// shape, hyperparameters change freely and scikit-learn's own fitting (a warm start)
+    /// works; and the guards keep the libraries' signatures.
     async fn library_hooks_qhull_options_and_fitted_state_refuse_the_snippet(backend) {
         let code = r#"
 import inspect
@@ -516,11 +518,16 @@ attempt("hooks", lambda: mpl.rcParams.__setitem__("figure.hooks", ["os:getcwd"])
 dict.__setitem__(mpl.rcParams, "figure.hooks", ["os:getcwd"])
 attempt("hooks stored", plt.figure)
 dict.__setitem__(mpl.rcParams, "figure.hooks", [])
+read = mpl.RcParams.__getitem__
+mpl.RcParams.__getitem__ = lambda self, key: ["os:getcwd"] if key == "figure.hooks" else read(self, key)
+attempt("hooks read", plt.figure)
+mpl.RcParams.__getitem__ = read
 plt.figure()
 from scipy.spatial import ConvexHull
 points = np.random.default_rng(0).random((12, 2))
 attempt("input file", lambda: ConvexHull(points, qhull_options="TI /etc/hostname"))
 attempt("output file", lambda: ConvexHull(points, False, "Qt TO /tmp/x"))
+attempt("glued input file", lambda: ConvexHull(points, qhull_options="C-0TI/etc/hostname"))
 print("hull", round(ConvexHull(points, qhull_options="QJ").volume, 3) > 0)
 from sklearn.svm import SVC
 from sklearn.ensemble import RandomForestClassifier
@@ -530,6 +537,11 @@ clf = SVC(kernel="linear").fit(X, y)
 attempt("support", lambda: setattr(clf, "support_", np.arange(10**5, dtype=np.int32)))
 attempt("support in place", lambda: clf.support_.__setitem__(0, 10**6))
 attempt("dual shape", lambda: setattr(clf, "dual_coef_", np.ones((1, 1))))
+attempt("support deleted", lambda: delattr(clf, "support_"))
+attempt("fitted added", lambda: setattr(SVC(), "support_", np.zeros(2, dtype=np.int32)))
+from scipy import sparse
+m = sparse.csr_matrix(np.eye(3))
+attempt("data deleted", lambda: delattr(m, "data"))
 clf.dual_coef_ = clf.dual_coef_ * 1.0
 print("svc", clf.predict(X[:4]).tolist())
 rf = RandomForestClassifier(n_estimators=3, warm_start=True, random_state=0).fit(X, y)
@@ -541,7 +553,7 @@ print("signature", list(inspect.signature(ODR).parameters)[:3])
         let e = run(backend, &tight_limits(), Language::Python, code, &[]).await;
         assert_eq!(
             e.stdout.trim(),
-            "hooks refused\nhooks stored refused\ninput file refused\noutput file refused\nhull True\nsupport refused\nsupport in place refused\ndual shape refused\nsvc [0, 1, 1, 0]\nforest 5 [0, 1]\nsignature ['data', 'model', 'beta0']",
+            "hooks refused\nhooks stored refused\nhooks read refused\ninput file refused\noutput file refused\nglued input file refused\nhull True\nsupport refused\nsupport in place refused\ndual shape refused\nsupport deleted refused\nfitted added refused\ndata deleted refused\nsvc [0, 1, 1, 0]\nforest 5 [0, 1]\nsignature ['data', 'model', 'beta0']",
             "{e:?}"
         );
     }

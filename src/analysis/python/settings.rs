@@ -166,16 +166,15 @@ pub fn is_settings_name(name: &str) -> bool {
 }
 
 /// Settings objects whose stores `report` judges by the key and value stored: the items of
-/// an `rcParams` (`mpl.rcParams["lines.linewidth"] = 2`; never its attributes, nor the
-/// `RcParams` class, whose methods every read goes through), and the attributes of
-/// `pandas.options` and its option groups (`pd.options.display.max_rows = 10`).
+/// an `rcParams` (`mpl.rcParams["lines.linewidth"] = 2`) or of the style library (never
+/// their attributes, nor the `RcParams` class, whose methods every read goes through), and
+/// the attributes of `pandas.options` and its option groups (`pd.options.display.max_rows =
+/// 10`).
 pub fn is_settings_owner(owner: &str, by_item: bool) -> bool {
     if by_item {
-        owner.starts_with("matplotlib.")
-            && owner
-                .rsplit('.')
-                .next()
-                .is_some_and(|last| RC_OBJECTS.contains(&last))
+        let last = owner.rsplit('.').next().unwrap_or(owner);
+        owner.starts_with("matplotlib.") && RC_OBJECTS.contains(&last)
+            || STYLE_LIBRARIES.contains(&owner)
     } else {
         owner == "pandas.options" || owner.starts_with("pandas.options.")
     }

@@ -8,6 +8,7 @@ mod common;
 use std::collections::HashMap;
 
 use code_sandbox_mcp::analysis::Language;
+use code_sandbox_mcp::policy::Limits;
 use code_sandbox_mcp::sandbox::{Execution, SandboxError, UidRange};
 use common::{Backend, tight_limits};
 
@@ -433,5 +434,40 @@ print("cgroup", repr(read("/proc/self/cgroup")))
             assert!(leaks.is_empty(), "{leaks:?}");
             assert!(!container_id.is_match(seen["cgroup"]), "{e:?}");
         }
+    }
+}
+
+on_every_backend! {
+    /// Under a policy that denies starting processes, the kernel refuses the snippet's
+    /// process any new program, from every thread (those started before the code too) and in
+    /// every process it forks: what reached a shell past the analysis still gets none.
+    async fn no_new_programs_where_the_policy_denies_them(backend) {
+        let limits = Limits {
+            start_programs: false,
+            ..tight_limits()
+        };
+        let code = r#"
+import os, subprocess, threading
+def attempt(label, action):
+    try:
+        action()
+        print(label, "ran")
+    except PermissionError:
+        print(label, "refused")
+attempt("subprocess", lambda: subprocess.run(["true"]))
+print("system", os.system("true") != 0)
+thread = threading.Thread(target=attempt, args=("thread", lambda: subprocess.run(["true"])))
+thread.start()
+thread.join()
+pid = os.fork()
+if pid == 0:
+    try:
+        os.execv("/bin/true", ["true"])
+    except PermissionError:
+        os._exit(7)
+print("forked child", os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
+"#;
+        let e = backend.run(&limits, Language::Python, code).await;
+        assert_eq!(e.stdout, "subprocess refused\nsystem True\nthread refused\nforked child 7\n", "{e:?}");
     }
 }

@@ -48,13 +48,16 @@
 #     after another:
 #         {"files": [{"path": "data/in.csv", "size": 123}, ...],
 #          "collect": {"figures": N, "figure_bytes": N, "files": N, "file_bytes": N},
-#          "own_modules": <bool, optional, default true>}
+#          "own_modules": <bool, optional, default true>,
+#          "start_programs": <bool, optional, default true>}
 #     The supervisor writes each file into the work dir (paths are relative and
 #     already checked by the gateway; no file may exist there yet) before the
 #     program gets the code, then notes what the work dir holds. "collect" says
 #     what to send back at the end (see X below); the gateway enforces the same
 #     limits on what it receives. "own_modules" false keeps the work dir off the
-#     snippet's sys.path (see 4).
+#     snippet's sys.path (see 4). "start_programs" false (a policy that denies starting
+#     processes) has the kernel refuse the program process and everything it starts any
+#     new program (execve fails with EPERM), from before the first code runs.
 #     A fourth field, the word "session", makes the container a session's (see 6).
 #     Anything else (a header that does not match, too long, not UTF-8, stdin
 #     closed early, no stdin at all, a transfer that does not fit) -> a
@@ -379,13 +382,14 @@ class Supervisor:
                 self.outcome = int(fields[1])
         return len(rest) <= 32
 
-    def hand_over(self, mode, code, own_modules):
+    def hand_over(self, mode, code, terms):
         """Gives the program its code: the mode ("1" single use, "s" a session's call), "w"
-        when the work dir goes on sys.path (else "-"), the length as 8 bytes big-endian, the
-        code."""
-        flag = b"w" if own_modules else b"-"
+        when the work dir goes on sys.path (else "-"), "x" when it may start programs (else
+        "-"), the length as 8 bytes big-endian, the code."""
+        own_modules, start_programs = terms
+        flags = (b"w" if own_modules else b"-") + (b"x" if start_programs else b"-")
         try:
-            _write_all(self.code_w, mode + flag + len(code).to_bytes(8, "big") + code)
+            _write_all(self.code_w, mode + flags + len(code).to_bytes(8, "big") + code)
         except OSError:
             pass  # the program process is gone: its status tells why
 
@@ -394,7 +398,7 @@ class Supervisor:
         program's process dies."""
         while True:
             try:
-                collect, before, own_modules = _receive_files(transfer, replace=True)
+                collect, before, terms = _receive_files(transfer, replace=True)
             except InputFileError as e:
                 # The call is refused, not the session: its code does not run, and the
                 # program's count of calls stays where it was.
@@ -403,7 +407,7 @@ class Supervisor:
             else:
                 self.call += 1
                 self.declared, self.outcome = b"", None
-                self.hand_over(b"s", code, own_modules)
+                self.hand_over(b"s", code, terms)
                 self.relay()
                 if collect is not None:
                     _send_outputs(self.frame, collect, before)
@@ -532,8 +536,8 @@ def supervise():
     nonce, code, transfer, session = _read_request()
     if session:
         supervisor.serve_session(nonce, code, transfer, oom_kills_before)
-    collect, before, own_modules = _receive_files(transfer)
-    supervisor.hand_over(b"1", code, own_modules)
+    collect, before, terms = _receive_files(transfer)
+    supervisor.hand_over(b"1", code, terms)
     os.close(supervisor.code_w)
     supervisor.relay()
     if collect is not None:
@@ -557,7 +561,8 @@ def _receive_files(transfer, replace=False):
         entries = [(str(f["path"]), int(f["size"])) for f in manifest["files"]]
         collect = {k: int(manifest["collect"][k])
                    for k in ("figures", "figure_bytes", "files", "file_bytes")}
-        own_modules = manifest.get("own_modules", True) is not False
+        terms = (manifest.get("own_modules", True) is not False,
+                 manifest.get("start_programs", True) is not False)
     except (ValueError, KeyError, TypeError) as e:
         _fail("unreadable transfer manifest: %s" % e)
     if sum(size for _, size in entries) != len(data):
@@ -583,7 +588,7 @@ def _receive_files(transfer, replace=False):
                 _fail("cannot write the input file %s: %s" % (path, e))
             raise InputFileError("cannot write the input file %s: %s" % (path, e.strerror or e))
         offset += size
-    return collect, _work_dir_state(), own_modules
+    return collect, _work_dir_state(), terms
 
 
 class InputFileError(Exception):
@@ -1934,12 +1939,61 @@ def run_program():
         _figures = _Figures(sys.modules["matplotlib.pyplot"])
     _full_write_streams()
     _write_all(STATUS_FD, b"r")
-    mode, own_modules, source = _read_code()
+    mode, own_modules, start_programs, source = _read_code()
+    if not start_programs:
+        _no_new_programs()
     if mode == b"s":
         _session(source, own_modules)
     module, status = _run(source, own_modules=own_modules)
     os.close(CODE_FD)
     _finish(module, status, STATUS_FD)
+
+
+# Per machine: the audit architecture seccomp reports, execve, execveat and seccomp itself.
+_SYSCALLS = {"x86_64": (0xC000003E, 59, 322, 317), "aarch64": (0xC00000B7, 221, 281, 277)}
+
+
+def _no_new_programs():
+    """Has the kernel refuse this process, every thread of it and everything it starts any new
+    program: a seccomp filter on which `execve` and `execveat` fail with EPERM (and any system
+    call of another ABI, x32 or 32-bit, which could name them otherwise). The policy denies
+    starting processes; this holds for code that reached a shell past the analysis too (a
+    native library's memory bug rewriting a function). No filter, no code: exit status 2."""
+    import ctypes
+    import platform
+    import struct
+
+    try:
+        arch, execve, execveat, seccomp = _SYSCALLS[platform.machine()]
+        allow, refuse = 0x7FFF0000, 0x00050000 | 1  # SECCOMP_RET_ALLOW, SECCOMP_RET_ERRNO|EPERM
+        load, equal, at_least, answer = 0x20, 0x15, 0x35, 0x06  # BPF_LD|W|ABS, JEQ, JGE, RET
+        program = [
+            (load, 0, 0, 4),  # the architecture
+            (equal, 1, 0, arch),
+            (answer, 0, 0, refuse),
+            (load, 0, 0, 0),  # the system call's number
+            (at_least, 3, 0, 0x40000000),  # x32
+            (equal, 2, 0, execve),
+            (equal, 1, 0, execveat),
+            (answer, 0, 0, allow),
+            (answer, 0, 0, refuse),
+        ]
+        code = ctypes.create_string_buffer(b"".join(struct.pack("=HBBI", *i) for i in program))
+
+        class Program(ctypes.Structure):
+            _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.prctl(38, 1, 0, 0, 0) != 0:  # PR_SET_NO_NEW_PRIVS
+            raise OSError(ctypes.get_errno(), "no_new_privs")
+        fprog = Program(len(program), ctypes.cast(code, ctypes.c_void_p))
+        # SECCOMP_SET_MODE_FILTER with SECCOMP_FILTER_FLAG_TSYNC: every thread at once.
+        if libc.syscall(seccomp, 1, 1, ctypes.byref(fprog)) != 0:
+            raise OSError(ctypes.get_errno(), "seccomp")
+    except (KeyError, OSError, AttributeError) as e:
+        os.write(2, ("runner: cannot refuse new programs here (%r); the code did not run\n"
+                     % (e,)).encode())
+        os._exit(2)
 
 
 def _read_exactly(fd, size):
@@ -1954,10 +2008,11 @@ def _read_exactly(fd, size):
 
 
 def _read_code():
-    """The next code from the supervisor: (mode, own modules, source); see hand_over."""
-    head = _read_exactly(CODE_FD, 10)
-    source = _read_exactly(CODE_FD, int.from_bytes(head[2:], "big")).decode("utf-8")
-    return head[:1], head[1:2] == b"w", source
+    """The next code from the supervisor: (mode, own modules, may start programs, source); see
+    hand_over."""
+    head = _read_exactly(CODE_FD, 11)
+    source = _read_exactly(CODE_FD, int.from_bytes(head[3:], "big")).decode("utf-8")
+    return head[:1], head[1:2] == b"w", head[2:3] == b"x", source
 
 
 def _session(source, own_modules):
@@ -1985,7 +2040,7 @@ def _session(source, own_modules):
             _write_all(STATUS_FD, b"%d %d\n" % (call, status))
         except OSError:
             os._exit(status)
-        source = _read_code()[2]
+        source = _read_code()[-1]
         call += 1
 
 

@@ -30,6 +30,10 @@ const MAX_POLICY_BYTES: usize = 1024 * 1024;
 /// Longest `extends` chain.
 const MAX_EXTENDS_DEPTH: usize = 8;
 
+/// The rule on starting processes: a policy that denies it also has the kernel refuse new
+/// programs to the snippet's process (`Limits::start_programs`).
+const PROCESS_EXEC: &str = "process-exec";
+
 #[derive(Debug, thiserror::Error)]
 pub enum PolicyError {
     #[error("cannot read policy `{path}`: {source}")]
@@ -374,6 +378,9 @@ fn compile(draft: Draft) -> Result<Policy, PolicyError> {
                 && rule.languages.contains(&Language::Python)
                 && rule_unlisted(&rule.matcher).contains(&super::model::Unlisted::Modules)
         });
+    limits.start_programs = !rules
+        .iter()
+        .any(|(rule, _)| rule.id == PROCESS_EXEC && rule.action == super::Action::Deny);
     let mut compiled = Vec::with_capacity(rules.len());
     for (rule, at) in rules {
         let uses_allowlist = !rule_unlisted(&rule.matcher).is_empty();
@@ -527,6 +534,7 @@ fn compile_limits(file: &LimitsFile, source: &Source) -> Result<Limits, PolicyEr
         network: file.network.unwrap_or(defaults.network),
         runtime: file.runtime.clone(),
         own_modules: defaults.own_modules,
+        start_programs: defaults.start_programs,
     })
 }
 
@@ -831,6 +839,8 @@ mod tests {
         assert_eq!(gvisor.limits.runtime.as_deref(), Some("runsc"));
         assert_eq!(strict.limits.runtime, None);
         assert!(standard.limits.own_modules && !strict.limits.own_modules);
+        assert!(!standard.limits.start_programs && !strict.limits.start_programs);
+        assert!(permissive.limits.start_programs);
         assert_eq!(
             Limits {
                 runtime: None,

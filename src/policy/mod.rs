@@ -65,6 +65,10 @@ pub struct Limits {
     /// Whether the work dir is on a Python snippet's module path (its own modules import).
     /// Not under a policy that lists the modules a snippet may import (see `load`).
     pub own_modules: bool,
+    /// Whether the snippet's process may start other programs (`execve`). Not under a policy
+    /// that denies `process-exec`: the kernel then refuses what the analyzer denies, even to
+    /// code that reached it past the analysis (a native library's memory bug).
+    pub start_programs: bool,
 }
 
 impl Default for Limits {
@@ -85,6 +89,7 @@ impl Default for Limits {
             network: Network::None,
             runtime: None,
             own_modules: true,
+            start_programs: true,
         }
     }
 }

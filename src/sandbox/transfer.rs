@@ -65,6 +65,7 @@ pub fn request(files: &[InputFile], limits: &Limits) -> Vec<u8> {
             "files": limits.files_out, "file_bytes": limits.files_out_bytes,
         },
         "own_modules": limits.own_modules,
+        "start_programs": limits.start_programs,
     });
     let mut out = serde_json::to_vec(&manifest).expect("json");
     out.push(b'\n');

@@ -553,7 +553,7 @@ def _receive_files(transfer, replace=False):
     dir's state once they are written (None, None without a transfer), and whether the
     snippet's own modules import (see 4 at the top)."""
     if transfer is None:
-        return None, None, True
+        return None, None, (True, True)
     import json
     line, _, data = transfer.partition(b"\n")
     try:
@@ -1085,6 +1085,128 @@ def _no_qhull_file_options(*classes):
         return __init__
 
     return _each_init(classes, wrap)
+
+
+def _checked_lu_pivots(module):
+    """LAPACK's `getrs` (behind `lu_solve`) swaps rows as the pivots it is given say, reading
+    and writing wherever they point: pivots out of range (or fewer than the rows) swapped an
+    array with memory anywhere in the process. They must be one index per row, each a row."""
+    numpy = sys.modules.get("numpy")
+    original = getattr(module, "lu_solve", None)
+    if numpy is None or original is None:
+        return
+
+    @functools.wraps(original)
+    def lu_solve(lu_and_piv, *args, **kwargs):
+        lu, piv = lu_and_piv
+        rows = numpy.shape(lu)[-1] if numpy.ndim(lu) >= 2 else 0
+        pivots = numpy.asarray(piv)
+        if pivots.dtype.kind in "fc":
+            pivots = pivots.real.astype(numpy.int64)  # as LAPACK's interface would take them
+        if pivots.dtype.kind in "iub" and (
+                pivots.shape[-1:] != (rows,)
+                or pivots.size and (pivots.min() < 0 or pivots.max() >= rows)):
+            raise ValueError("lu_solve: the pivots must be one row index (0 to %d) per row"
+                             % (rows - 1))
+        return original(lu_and_piv, *args, **kwargs)
+
+    module.lu_solve = lu_solve
+
+
+# SuperLU's options a factorization may be given: `Fact` (reuse factors that were never
+# made) and the rest are for SuperLU's own driver, which reads them unchecked.
+_SUPERLU_OPTIONS = frozenset({
+    "Equil", "ColPerm", "DiagPivotThresh", "IterRefine", "PivotGrowth", "ConditionNumber",
+    "SymmetricMode", "RowPerm", "PrintStat", "ILU_DropTol", "ILU_FillFactor", "ILU_DropRule",
+    "ILU_MILU", "ILU_FillTol",
+})
+
+
+class _Factors:
+    """A SuperLU factorization as the snippet holds it: its row and column permutations (which
+    `solve` follows into the factors unchecked) reach it as copies, and it sets nothing."""
+
+    __slots__ = ("_factors",)
+
+    def __init__(self, factors):
+        object.__setattr__(self, "_factors", factors)
+
+    def __getattr__(self, name):
+        value = getattr(object.__getattribute__(self, "_factors"), name)
+        return value.copy() if name in ("perm_c", "perm_r") else value
+
+    def __setattr__(self, name, value):
+        raise AttributeError("a factorization is read, not changed: %r" % name)
+
+    def __repr__(self):
+        return repr(object.__getattribute__(self, "_factors"))
+
+
+def _superlu_checked(module):
+    """`splu` and `spilu` take only the options of `_SUPERLU_OPTIONS` (`Fact="FACTORED"` made
+    SuperLU use factors that were never computed: a crash) and give a `_Factors`."""
+    import inspect
+
+    for name in ("splu", "spilu"):
+        original = getattr(module, name, None)
+        if original is None:
+            continue
+        signature = inspect.signature(original)
+
+        @functools.wraps(original)
+        def factorize(*args, original=original, signature=signature, **kwargs):
+            options = signature.bind(*args, **kwargs).arguments.get("options") or {}
+            unknown = sorted(str(k) for k in options if k not in _SUPERLU_OPTIONS)
+            if unknown:
+                raise ValueError("SuperLU options not taken here: %s" % ", ".join(unknown))
+            return _Factors(original(*args, **kwargs))
+
+        setattr(module, name, factorize)
+
+
+def _shaped_distance_arguments(module):
+    """`cdist` and `pdist` hand a metric's weights (`w`), variances (`V`) and inverse
+    covariance (`VI`) to compiled loops that read them by the points' dimension, unchecked:
+    `VI=np.eye(1)` for 4,000 columns read far past it (a crash). Each must fit the points."""
+    numpy = sys.modules.get("numpy")
+    if numpy is None:
+        return
+    for name in ("cdist", "pdist"):
+        original = getattr(module, name, None)
+        if original is None:
+            continue
+
+        @functools.wraps(original)
+        def distances(points, *args, original=original, **kwargs):
+            columns = numpy.shape(points)[-1] if numpy.ndim(points) == 2 else None
+            for key, shape in (("VI", (columns, columns)), ("V", (columns,)), ("w", (columns,))):
+                if kwargs.get(key) is not None and numpy.shape(kwargs[key]) != shape:
+                    raise ValueError("%s must have the shape %r for these points" % (key, shape))
+            return original(points, *args, **kwargs)
+
+        setattr(module, name, distances)
+
+
+def _shaped_cluster_criteria(module):
+    """`fcluster`'s `monocrit` is read once per merge of the linkage by compiled code,
+    unchecked: one value per merge."""
+    numpy = sys.modules.get("numpy")
+    original = getattr(module, "fcluster", None)
+    if numpy is None or original is None:
+        return
+    import inspect
+
+    signature = inspect.signature(original)
+
+    @functools.wraps(original)
+    def fcluster(*args, **kwargs):
+        given = signature.bind(*args, **kwargs).arguments
+        monocrit = given.get("monocrit")
+        if monocrit is not None and numpy.shape(monocrit) != (numpy.shape(given["Z"])[0],):
+            raise ValueError("monocrit must have one value per row of the linkage")
+        return original(*args, **kwargs)
+
+    module.fcluster = fcluster
 
 
 class _ReadOnlyMemory:
@@ -1656,6 +1778,10 @@ _GUARDS = {
     "scipy.sparse._bsr": _checked_sparse_indices("_bsr_base"),
     "scipy.sparse._coo": _checked_sparse_indices("_coo_base"),
     "scipy.odr._odrpack": _no_special_instance_names("Output"),
+    "scipy.linalg._decomp_lu": _checked_lu_pivots,
+    "scipy.spatial.distance": _shaped_distance_arguments,
+    "scipy.cluster.hierarchy": _shaped_cluster_criteria,
+    "scipy.sparse.linalg._dsolve.linsolve": _superlu_checked,
     "scipy.sparse._base": _index_arrays_read_only("_spbase"),
     "scipy.spatial._qhull": _all_of(
         _index_arrays_read_only("_QhullUser"),

@@ -1732,3 +1732,27 @@ fn strict_denies_the_thirty_fourth_pass_classes() {
         "import matplotlib as mpl\nimport pandas as pd\nmpl.rcParams['lines.linewidth'] = 2\npd.options.display.precision = 3\nprint(mpl.rcParams['lines.linewidth'])\n",
     ]);
 }
+
+/// The thirty-fifth pass, broad over the compiled routines strict allows, swapped rows with
+/// memory anywhere through LAPACK's pivots (`lu_solve`, and the raw routines
+/// `get_lapack_funcs` hands out) and from there ran a shell, and crashed SuperLU, distances and
+/// clustering with arrays or options that did not fit (refused at run time, where a policy
+/// that denies processes also has the kernel refuse new programs). The raw LAPACK and BLAS
+/// routines are off strict's allowlist.
+#[test]
+fn strict_denies_the_thirty_fifth_pass_classes() {
+    let python = after(
+        "import numpy as np\nimport scipy.linalg as la\n",
+        &[
+            "getrs, = la.get_lapack_funcs(('getrs',), (np.ones((2, 2)),))\n",
+            "from scipy.linalg import get_blas_funcs\n",
+            "from scipy.linalg import lapack\nlapack.dgetrs\n",
+            "print(la.blas.dswap)\n",
+            "import scipy.linalg.cython_lapack\n",
+        ],
+    );
+    assert_strict_denies_each(&python, &[]);
+    assert_strict_allows_each(&[
+        "import numpy as np\nfrom scipy.linalg import lu_factor, lu_solve, solve, inv\na = np.array([[4.0, 3.0], [6.0, 3.0]])\nprint(lu_solve(lu_factor(a), np.ones(2)), solve(a, np.ones(2)), inv(a))\n",
+    ]);
+}

@@ -558,3 +558,52 @@ print("signature", list(inspect.signature(ODR).parameters)[:3])
         );
     }
 }
+
+on_every_backend! {
+    /// Compiled routines that read arrays the snippet gives by sizes they take on trust: LAPACK's
+    /// pivots (`lu_solve`), SuperLU's options and permutations, a distance's weights and
+    /// inverse covariance, a clustering's criterion. Each is refused when it does not fit, and
+    /// a factorization's permutations reach the snippet as copies, while the same routines
+    /// given what fits still answer.
+    async fn compiled_routines_refuse_arrays_that_do_not_fit(backend) {
+        let code = r#"
+import numpy as np
+from scipy.linalg import lu_factor, lu_solve
+from scipy.sparse import csc_matrix
+from scipy.sparse.linalg import splu, spilu, factorized
+from scipy.spatial.distance import cdist, pdist
+from scipy.cluster.hierarchy import linkage, fcluster
+def attempt(label, action):
+    try:
+        action()
+        print(label, "ran")
+    except (ValueError, AttributeError):
+        print(label, "refused")
+a = np.array([[4.0, 3.0], [6.0, 3.0]])
+lu, piv = lu_factor(a)
+attempt("pivot far", lambda: lu_solve((lu, np.array([0, 10**6], dtype=np.int32)), np.ones(2)))
+attempt("pivots short", lambda: lu_solve((lu, piv[:1]), np.ones(2)))
+print("solved", np.allclose(a @ lu_solve((lu, piv), np.ones(2)), 1))
+m = csc_matrix(np.array([[2.0, 1.0], [0.0, 3.0]]))
+attempt("fact", lambda: splu(m, options={"Fact": "FACTORED"}))
+factors = splu(m, options={"Equil": False})
+factors.perm_c[1] = 40
+attempt("store", lambda: setattr(factors, "perm_c", None))
+print("factors", factors.solve(np.array([3.0, 3.0])).tolist(), factorized(m)(np.array([3.0, 3.0])).tolist())
+print("ilu", spilu(m, drop_tol=1e-4).solve(np.ones(2)).round(3).tolist())
+points = np.random.default_rng(0).random((5, 3))
+attempt("inverse covariance", lambda: cdist(points, points, "mahalanobis", VI=np.eye(1)))
+attempt("variances", lambda: pdist(points, "seuclidean", V=np.ones(1)))
+print("distances", cdist(points[:1], points[1:2], "mahalanobis", VI=np.eye(3)).shape, pdist(points, "seuclidean", V=np.ones(3)).shape)
+Z = linkage(points)
+attempt("criterion", lambda: fcluster(Z, 0.5, criterion="monocrit", monocrit=np.zeros(1)))
+print("clusters", len(fcluster(Z, 0.5, criterion="monocrit", monocrit=np.zeros(len(Z)))))
+"#;
+        let e = run(backend, &tight_limits(), Language::Python, code, &[]).await;
+        assert_eq!(
+            e.stdout.trim(),
+            "pivot far refused\npivots short refused\nsolved True\nfact refused\nstore refused\nfactors [1.0, 1.0] [1.0, 1.0]\nilu [0.333, 0.333]\ninverse covariance refused\nvariances refused\ndistances (1, 1) (10,)\ncriterion refused\nclusters 5",
+            "{e:?}"
+        );
+    }
+}

@@ -822,6 +822,8 @@ def _no_figure_hook_settings(rcsetup):
     imports and calls with each new figure: any module, any function. Setting one is refused,
     whatever writes it (`rcParams[...]`, `rc`, `rc_context`, a style, a settings file)."""
     plain = rcsetup.validate_stringlist
+    if "figure.hooks" not in rcsetup._validators:
+        return  # a matplotlib before 3.7 has no figure hooks (and reads every validator's key)
 
     def validate_figure_hooks(value):
         hooks = plain(value)

@@ -1103,14 +1103,13 @@ def _checked_lu_pivots(module):
         lu, piv = lu_and_piv
         rows = numpy.shape(lu)[-1] if numpy.ndim(lu) >= 2 else 0
         pivots = numpy.asarray(piv)
-        if pivots.dtype.kind in "fc":
-            pivots = pivots.real.astype(numpy.int64)  # as LAPACK's interface would take them
-        if pivots.dtype.kind in "iub" and (
-                pivots.shape[-1:] != (rows,)
+        # Integers only: LAPACK's interface casts anything else (objects, text, times) to
+        # indices nobody checked.
+        if (pivots.dtype.kind not in "iu" or pivots.shape[-1:] != (rows,)
                 or pivots.size and (pivots.min() < 0 or pivots.max() >= rows)):
-            raise ValueError("lu_solve: the pivots must be one row index (0 to %d) per row"
-                             % (rows - 1))
-        return original(lu_and_piv, *args, **kwargs)
+            raise ValueError("lu_solve: the pivots must be integers, one row index (0 to %d) "
+                             "per row" % (rows - 1))
+        return original((lu, pivots), *args, **kwargs)
 
     module.lu_solve = lu_solve
 
@@ -1146,8 +1145,23 @@ class _Factors:
 
 def _superlu_checked(module):
     """`splu` and `spilu` take only the options of `_SUPERLU_OPTIONS` (`Fact="FACTORED"` made
-    SuperLU use factors that were never computed: a crash) and give a `_Factors`."""
+    SuperLU use factors that were never computed: a crash) and give a `_Factors`; they and
+    `spsolve` take only the column orderings SuperLU computes itself (`MY_PERMC` reads one
+    nobody gave)."""
     import inspect
+
+    orderings = (None, "NATURAL", "MMD_ATA", "MMD_AT_PLUS_A", "COLAMD")
+    original_solve = getattr(module, "spsolve", None)
+    if original_solve is not None:
+        solve_signature = inspect.signature(original_solve)
+
+        @functools.wraps(original_solve)
+        def spsolve(*args, **kwargs):
+            if solve_signature.bind(*args, **kwargs).arguments.get("permc_spec") not in orderings:
+                raise ValueError("permc_spec must be one of %r" % (orderings[1:],))
+            return original_solve(*args, **kwargs)
+
+        module.spsolve = spsolve
 
     for name in ("splu", "spilu"):
         original = getattr(module, name, None)
@@ -1157,11 +1171,26 @@ def _superlu_checked(module):
 
         @functools.wraps(original)
         def factorize(*args, original=original, signature=signature, **kwargs):
-            options = signature.bind(*args, **kwargs).arguments.get("options") or {}
-            unknown = sorted(str(k) for k in options if k not in _SUPERLU_OPTIONS)
+            bound = signature.bind(*args, **kwargs)
+            given = bound.arguments
+            if given.get("permc_spec") not in orderings:
+                raise ValueError("permc_spec must be one of %r" % (orderings[1:],))
+            # The options SuperLU's C code will read: a plain dict of the mapping's own items
+            # (a dict subclass may show other keys to Python than its storage holds).
+            options = given.get("options") or {}
+            keys = dict.keys(options) if isinstance(options, dict) else dict(options).keys()
+            items = {k: (dict.__getitem__(options, k) if isinstance(options, dict)
+                         else options[k]) for k in list(keys)}
+            unknown = sorted(repr(k) for k in items
+                             if type(k) is not str or k not in _SUPERLU_OPTIONS)
             if unknown:
                 raise ValueError("SuperLU options not taken here: %s" % ", ".join(unknown))
-            return _Factors(original(*args, **kwargs))
+            if "ColPerm" in items and str(items["ColPerm"]) not in orderings:
+                raise ValueError("ColPerm must be one of %r" % (orderings[1:],))
+            if "ColPerm" in items:
+                items["ColPerm"] = str(items["ColPerm"])
+            given["options"] = items
+            return _Factors(original(*bound.args, **bound.kwargs))
 
         setattr(module, name, factorize)
 
@@ -1178,20 +1207,27 @@ def _shaped_distance_arguments(module):
         if original is None:
             continue
 
+        # Each is checked, and passed on, as the array numpy makes of it (an object's own
+        # `shape` says nothing of what it holds).
         @functools.wraps(original)
         def distances(points, *args, original=original, **kwargs):
-            columns = numpy.shape(points)[-1] if numpy.ndim(points) == 2 else None
+            points = numpy.asarray(points)
+            columns = points.shape[-1] if points.ndim == 2 else None
             for key, shape in (("VI", (columns, columns)), ("V", (columns,)), ("w", (columns,))):
-                if kwargs.get(key) is not None and numpy.shape(kwargs[key]) != shape:
-                    raise ValueError("%s must have the shape %r for these points" % (key, shape))
+                if kwargs.get(key) is not None:
+                    kwargs[key] = numpy.asarray(kwargs[key])
+                    if kwargs[key].shape != shape:
+                        raise ValueError("%s must have the shape %r for these points"
+                                         % (key, shape))
             return original(points, *args, **kwargs)
 
         setattr(module, name, distances)
 
 
 def _shaped_cluster_criteria(module):
-    """`fcluster`'s `monocrit` is read once per merge of the linkage by compiled code,
-    unchecked: one value per merge."""
+    """`fcluster`'s `monocrit` and inconsistency matrix `R` are read once per merge of the
+    linkage by compiled code, unchecked: one value (or row of four) per merge, checked and
+    passed on as the arrays numpy makes of them."""
     numpy = sys.modules.get("numpy")
     original = getattr(module, "fcluster", None)
     if numpy is None or original is None:
@@ -1202,11 +1238,15 @@ def _shaped_cluster_criteria(module):
 
     @functools.wraps(original)
     def fcluster(*args, **kwargs):
-        given = signature.bind(*args, **kwargs).arguments
-        monocrit = given.get("monocrit")
-        if monocrit is not None and numpy.shape(monocrit) != (numpy.shape(given["Z"])[0],):
-            raise ValueError("monocrit must have one value per row of the linkage")
-        return original(*args, **kwargs)
+        bound = signature.bind(*args, **kwargs)
+        given = bound.arguments
+        merges = numpy.asarray(given["Z"]).shape[0]
+        for key, shape in (("monocrit", (merges,)), ("R", (merges, 4))):
+            if given.get(key) is not None:
+                given[key] = numpy.asarray(given[key])
+                if given[key].shape != shape:
+                    raise ValueError("%s must have the shape %r for this linkage" % (key, shape))
+        return original(*bound.args, **bound.kwargs)
 
     module.fcluster = fcluster
 

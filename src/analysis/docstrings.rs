@@ -67,6 +67,11 @@ pub fn examples_are_visible(e: &mut Engine, call: NodeId) -> bool {
             if targets.is_empty() || targets.iter().any(|m| !matches!(m.value, Value::Local(_))) {
                 return false;
             }
+            // A class a library gave its docstring (a `dataclass` without one shows its
+            // fields' `repr`s) holds text nobody wrote, whatever it is matched against.
+            if makes_classes_unread(e) {
+                return false;
+            }
             let globs = e.ir.unparen(*globs);
             let empty_dict = matches!(
                 e.ir.kind(globs),

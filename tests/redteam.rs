@@ -1756,3 +1756,23 @@ fn strict_denies_the_thirty_fifth_pass_classes() {
         "import numpy as np\nfrom scipy.linalg import lu_factor, lu_solve, solve, inv\na = np.array([[4.0, 3.0], [6.0, 3.0]])\nprint(lu_solve(lu_factor(a), np.ones(2)), solve(a, np.ones(2)), inv(a))\n",
     ]);
 }
+
+/// The thirty-seventh pass, broad over the analyzer, ran a docstring `dataclass` wrote at run
+/// time (a field default's `repr` decoding text a session's earlier call held) through
+/// `doctest.run_docstring_examples`: its target's docstring is now judged as `testmod`'s are.
+/// (The thirty-sixth's bypasses of the run-time checks, objects and text given as pivots, an
+/// object claiming a shape, are refused at run time.)
+#[test]
+fn strict_denies_the_thirty_seventh_pass_classes() {
+    let python = after(
+        "import doctest\nfrom dataclasses import dataclass, field\nclass Shown:\n    def __repr__(self):\n        return 'x'\n",
+        &[
+            "@dataclass\nclass C:\n    a: object = Shown()\ndoctest.run_docstring_examples(C, {})\n",
+            "import dataclasses\n@dataclasses.dataclass\nclass C:\n    a: object = field(default=Shown())\ndoctest.run_docstring_examples(C, globals())\n",
+        ],
+    );
+    assert_strict_denies_each(&python, &[]);
+    assert_strict_allows_each(&[
+        "import doctest\nfrom dataclasses import dataclass\n@dataclass\nclass Point:\n    \"\"\"\n    >>> Point(1, 2).x\n    1\n    \"\"\"\n    x: int\n    y: int = 0\ndef double(x):\n    \"\"\"\n    >>> 2 * 2\n    4\n    \"\"\"\n    return 2 * x\ndoctest.run_docstring_examples(double, {})\ndoctest.testmod()\n",
+    ]);
+}

@@ -570,7 +570,7 @@ on_every_backend! {
 import numpy as np
 from scipy.linalg import lu_factor, lu_solve
 from scipy.sparse import csc_matrix
-from scipy.sparse.linalg import splu, spilu, factorized
+from scipy.sparse.linalg import splu, spilu, factorized, spsolve
 from scipy.spatial.distance import cdist, pdist
 from scipy.cluster.hierarchy import linkage, fcluster
 def attempt(label, action):
@@ -583,9 +583,18 @@ a = np.array([[4.0, 3.0], [6.0, 3.0]])
 lu, piv = lu_factor(a)
 attempt("pivot far", lambda: lu_solve((lu, np.array([0, 10**6], dtype=np.int32)), np.ones(2)))
 attempt("pivots short", lambda: lu_solve((lu, piv[:1]), np.ones(2)))
+attempt("pivots as objects", lambda: lu_solve((lu, np.array([0, 10**6], dtype=object)), np.ones(2)))
+attempt("pivots as text", lambda: lu_solve((lu, np.array(["0", "100000"])), np.ones(2)))
 print("solved", np.allclose(a @ lu_solve((lu, piv), np.ones(2)), 1))
 m = csc_matrix(np.array([[2.0, 1.0], [0.0, 3.0]]))
 attempt("fact", lambda: splu(m, options={"Fact": "FACTORED"}))
+class Hidden(dict):
+    def __iter__(self):
+        return iter(["Equil"])
+    def keys(self):
+        return ["Equil"]
+attempt("fact hidden", lambda: splu(m, options=Hidden(Fact="FACTORED")))
+attempt("own ordering", lambda: spsolve(m, np.ones(2), permc_spec="MY_PERMC"))
 factors = splu(m, options={"Equil": False})
 factors.perm_c[1] = 40
 attempt("store", lambda: setattr(factors, "perm_c", None))
@@ -594,15 +603,19 @@ print("ilu", spilu(m, drop_tol=1e-4).solve(np.ones(2)).round(3).tolist())
 points = np.random.default_rng(0).random((5, 3))
 attempt("inverse covariance", lambda: cdist(points, points, "mahalanobis", VI=np.eye(1)))
 attempt("variances", lambda: pdist(points, "seuclidean", V=np.ones(1)))
+class Rows(list):
+    shape = (3, 3)
+attempt("said shape", lambda: cdist(points, points, "mahalanobis", VI=Rows([[1.0]])))
 print("distances", cdist(points[:1], points[1:2], "mahalanobis", VI=np.eye(3)).shape, pdist(points, "seuclidean", V=np.ones(3)).shape)
 Z = linkage(points)
 attempt("criterion", lambda: fcluster(Z, 0.5, criterion="monocrit", monocrit=np.zeros(1)))
+attempt("inconsistency", lambda: fcluster(Z, 0.5, criterion="inconsistent", R=np.zeros((1, 4))))
 print("clusters", len(fcluster(Z, 0.5, criterion="monocrit", monocrit=np.zeros(len(Z)))))
 "#;
         let e = run(backend, &tight_limits(), Language::Python, code, &[]).await;
         assert_eq!(
             e.stdout.trim(),
-            "pivot far refused\npivots short refused\nsolved True\nfact refused\nstore refused\nfactors [1.0, 1.0] [1.0, 1.0]\nilu [0.333, 0.333]\ninverse covariance refused\nvariances refused\ndistances (1, 1) (10,)\ncriterion refused\nclusters 5",
+            "pivot far refused\npivots short refused\npivots as objects refused\npivots as text refused\nsolved True\nfact refused\nfact hidden refused\nown ordering refused\nstore refused\nfactors [1.0, 1.0] [1.0, 1.0]\nilu [0.333, 0.333]\ninverse covariance refused\nvariances refused\nsaid shape refused\ndistances (1, 1) (10,)\ncriterion refused\ninconsistency refused\nclusters 5",
             "{e:?}"
         );
     }

@@ -48,7 +48,27 @@ pub async fn request(
     headers: &[(&str, &str)],
     body: &[u8],
 ) -> Response {
-    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    // A reset before any answer (seen once in a CI run of the whole suite, never reproduced
+    // alone) is tried once more, saying so on stderr; a second one fails the test.
+    match send(addr, method, path, headers, body).await {
+        Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => {
+            eprintln!("{method} {path}: the connection was reset before any answer; once more");
+            send(addr, method, path, headers, body)
+                .await
+                .unwrap_or_else(|e| panic!("{method} {path}: {e}"))
+        }
+        answer => answer.unwrap_or_else(|e| panic!("{method} {path}: {e}")),
+    }
+}
+
+async fn send(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &[u8],
+) -> std::io::Result<Response> {
+    let mut stream = tokio::net::TcpStream::connect(addr).await?;
     let mut head = format!("{method} {path} HTTP/1.1\r\n");
     if !headers.iter().any(|(n, _)| n.eq_ignore_ascii_case("host")) {
         head.push_str(&format!("Host: {addr}\r\n"));
@@ -60,15 +80,17 @@ pub async fn request(
         "Content-Length: {}\r\nConnection: close\r\n\r\n",
         body.len()
     ));
-    stream.write_all(head.as_bytes()).await.unwrap();
+    stream.write_all(head.as_bytes()).await?;
     // A server may answer before it has read everything; the answer is what counts.
     let _ = stream.write_all(body).await;
     let mut raw = Vec::new();
-    tokio::time::timeout(Duration::from_secs(60), stream.read_to_end(&mut raw))
+    let read = tokio::time::timeout(Duration::from_secs(60), stream.read_to_end(&mut raw))
         .await
-        .expect("the server answers within a minute")
-        .unwrap();
-    parse(&raw)
+        .expect("the server answers within a minute");
+    match read {
+        Err(e) if raw.is_empty() => Err(e),
+        _ => Ok(parse(&raw)),
+    }
 }
 
 fn parse(raw: &[u8]) -> Response {

@@ -585,6 +585,9 @@ attempt("pivot far", lambda: lu_solve((lu, np.array([0, 10**6], dtype=np.int32))
 attempt("pivots short", lambda: lu_solve((lu, piv[:1]), np.ones(2)))
 attempt("pivots as objects", lambda: lu_solve((lu, np.array([0, 10**6], dtype=object)), np.ones(2)))
 attempt("pivots as text", lambda: lu_solve((lu, np.array(["0", "100000"])), np.ones(2)))
+class Claims(list):
+    shape = (10**6, 10**6)
+attempt("claimed factors", lambda: lu_solve((Claims(lu.tolist()), np.array([0, 5000], dtype=np.int32)), np.ones(2)))
 print("solved", np.allclose(a @ lu_solve((lu, piv), np.ones(2)), 1))
 m = csc_matrix(np.array([[2.0, 1.0], [0.0, 3.0]]))
 attempt("fact", lambda: splu(m, options={"Fact": "FACTORED"}))
@@ -615,7 +618,7 @@ print("clusters", len(fcluster(Z, 0.5, criterion="monocrit", monocrit=np.zeros(l
         let e = run(backend, &tight_limits(), Language::Python, code, &[]).await;
         assert_eq!(
             e.stdout.trim(),
-            "pivot far refused\npivots short refused\npivots as objects refused\npivots as text refused\nsolved True\nfact refused\nfact hidden refused\nown ordering refused\nstore refused\nfactors [1.0, 1.0] [1.0, 1.0]\nilu [0.333, 0.333]\ninverse covariance refused\nvariances refused\nsaid shape refused\ndistances (1, 1) (10,)\ncriterion refused\ninconsistency refused\nclusters 5",
+            "pivot far refused\npivots short refused\npivots as objects refused\npivots as text refused\nclaimed factors refused\nsolved True\nfact refused\nfact hidden refused\nown ordering refused\nstore refused\nfactors [1.0, 1.0] [1.0, 1.0]\nilu [0.333, 0.333]\ninverse covariance refused\nvariances refused\nsaid shape refused\ndistances (1, 1) (10,)\ncriterion refused\ninconsistency refused\nclusters 5",
             "{e:?}"
         );
     }

@@ -849,6 +849,11 @@ def _no_figure_hooks(pyplot):
             raise ValueError(_HOOKS_REFUSED)
         return original(name, package)
 
+    # importlib's name and module, so what imports it (`from importlib import import_module`)
+    # is still known for what it is; not the original itself (`__wrapped__`), which would
+    # undo the refusal.
+    functools.update_wrapper(import_module, original, updated=())
+    del import_module.__wrapped__
     importlib.import_module = import_module
 
 
@@ -1101,7 +1106,8 @@ def _checked_lu_pivots(module):
     @functools.wraps(original)
     def lu_solve(lu_and_piv, *args, **kwargs):
         lu, piv = lu_and_piv
-        rows = numpy.shape(lu)[-1] if numpy.ndim(lu) >= 2 else 0
+        lu = numpy.asarray(lu)  # its own shape, not one an object claims
+        rows = lu.shape[-1] if lu.ndim >= 2 else 0
         pivots = numpy.asarray(piv)
         # Integers only: LAPACK's interface casts anything else (objects, text, times) to
         # indices nobody checked.

@@ -384,10 +384,33 @@ function runChild() {
   // chunk, a responding view), detaching it while Node's asynchronous work (a compressor, a
   // file write) may still read or write it: each is given a copy instead, whose views keep
   // the offsets the stream checks. The snippet's own buffer stays as it was.
-  const copyOf = (view) =>
-    ArrayBuffer.isView(view)
-      ? new view.constructor(view.buffer.slice(0), view.byteOffset, view.length ?? view.byteLength)
-      : view;
+  // Read with the engine's own getters and made with its own constructors, so that nothing
+  // the snippet redefines (`ArrayBuffer.prototype.slice`, a subclass's `buffer` or
+  // `constructor`) hands the stream the snippet's buffer after all.
+  const typedArray = Object.getPrototypeOf(Uint8Array.prototype);
+  const getter = (proto, name) => Object.getOwnPropertyDescriptor(proto, name).get;
+  const [nameOf, bufferOf, offsetOf, itemsOf] = ['@@tag', 'buffer', 'byteOffset', 'length'].map(
+    (name) => getter(typedArray, name === '@@tag' ? Symbol.toStringTag : name),
+  );
+  const [viewBuffer, viewOffset, viewLength] = ['buffer', 'byteOffset', 'byteLength'].map((name) =>
+    getter(DataView.prototype, name),
+  );
+  const sliceBuffer = ArrayBuffer.prototype.slice;
+  const kinds = new Map(
+    Object.getOwnPropertyNames(globalThis)
+      .filter((name) => /^(Big)?(Int|Uint|Float)(8|16|32|64)(Clamped)?Array$/.test(name))
+      .map((name) => [name, globalThis[name]]),
+  );
+  const copyOf = (view) => {
+    if (!ArrayBuffer.isView(view)) return view;
+    const name = Reflect.apply(nameOf, view, []);
+    const [kind, buffer, offset, length] =
+      name === undefined
+        ? [DataView, viewBuffer, viewOffset, viewLength]
+        : [kinds.get(name), bufferOf, offsetOf, itemsOf];
+    const copy = Reflect.apply(sliceBuffer, Reflect.apply(buffer, view, []), [0]);
+    return Reflect.construct(kind, [copy, Reflect.apply(offset, view, []), Reflect.apply(length, view, [])]);
+  };
   for (const [kind, method] of [
     [globalThis.ReadableStreamBYOBReader, 'read'],
     [globalThis.ReadableByteStreamController, 'enqueue'],
